@@ -1,0 +1,197 @@
+"""Value types shared by every layer: files, spans, definitions, references, chunks, hits.
+
+All line and column numbers are 0-based (as in LSP); columns count Unicode code points of the line.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Literal
+
+Modality = Literal["semantic", "text", "structural", "graph"]
+MODALITIES: tuple[Modality, ...] = ("semantic", "text", "structural", "graph")
+
+ReferenceKind = Literal["call", "import", "inherit", "reference"]
+
+
+class PathClass(enum.StrEnum):
+    """What a path is, for ranking: vendor, build and archive paths are demoted by the fusion."""
+
+    SOURCE = "source"
+    TEST = "test"
+    VENDOR = "vendor"
+    BUILD = "build"
+    ARCHIVE = "archive"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A half-open region of a file: (start_line, start_col) up to (end_line, end_col)."""
+
+    start_line: int
+    start_col: int
+    end_line: int
+    end_col: int
+
+    def contains_line(self, line: int) -> bool:
+        return self.start_line <= line <= self.end_line
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file the scanner accepted: its workspace-relative POSIX path and what is known without reading it."""
+
+    path: str
+    abs_path: str
+    language: str | None
+    path_class: PathClass
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A named definition found by a tree-sitter tag query."""
+
+    name: str
+    kind: str  # function, method, class, interface, struct, enum, type, constant, variable, module, ...
+    path: str
+    span: Span  # the whole definition
+    name_span: Span  # just the identifier
+    signature: str  # the first line(s) up to the body, whitespace-collapsed
+    parent: str | None = None  # qualified name of the enclosing class/namespace, if any
+    language: str | None = None
+
+    @property
+    def qualified_name(self) -> str:
+        return f"{self.parent}.{self.name}" if self.parent else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A use of a name found by a tree-sitter query: a call, an import, a base class, or another mention."""
+
+    name: str  # the referenced name as written (last component: `b` in `a.b()`)
+    kind: ReferenceKind
+    path: str
+    span: Span  # the name's location
+    enclosing: str | None = None  # qualified name of the definition the use sits in (None: module level)
+    receiver: str | None = None  # `self`, `this`, a module alias or object expression before the name
+    module: str | None = (
+        None  # for imports: the module imported from (`os.path` in `from os.path import join`)
+    )
+    alias: str | None = None  # for imports: the local name bound (`pj` in `import join as pj`)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A unit of retrieval: one definition, or a window of lines that holds no definition."""
+
+    path: str
+    language: str | None
+    start_line: int  # 0-based, inclusive
+    end_line: int  # 0-based, inclusive
+    text: str
+    content_hash: str
+    symbol: str | None = None
+    kind: str | None = None
+    parent: str | None = None
+    signature: str | None = None
+
+    @property
+    def chunk_id(self) -> str:
+        return f"{self.path}#{self.start_line}-{self.end_line}"
+
+
+@dataclass(frozen=True, slots=True)
+class FileAnalysis:
+    """Everything the engine extracted from one file's content; the unit that retrievers index."""
+
+    file: SourceFile
+    text: str
+    content_hash: str
+    definitions: tuple[Definition, ...]
+    references: tuple[Reference, ...]
+    chunks: tuple[Chunk, ...]
+    parse_error: str | None = None  # why the syntax tree was unusable, when it was
+
+    @property
+    def path(self) -> str:
+        return self.file.path
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeBatch:
+    """A batch of changes to apply at once: files (re)analysed, and paths gone."""
+
+    updated: tuple[FileAnalysis, ...] = ()
+    removed: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Hit:
+    """One ranked result of one retriever: a precise location with what it is."""
+
+    path: str
+    span: Span
+    score: float
+    symbol: str | None = None
+    kind: str | None = None
+    snippet: str = ""
+    # Extra facts a retriever can attach for `explain` (e.g. the graph path that reached an impacted symbol).
+    detail: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RetrieverStatus:
+    """Whether a retriever can answer now, and why not when it cannot."""
+
+    available: bool
+    reason: str | None = None
+    partial: bool = False  # answers, but from an index still being built
+
+
+class Intent(enum.StrEnum):
+    """The six kinds of question the classifier tells apart (SPEC §3)."""
+
+    FIND_DEFINITION = "find_definition"
+    FIND_REFERENCES = "find_references"
+    UNDERSTAND_CODE = "understand_code"
+    FIND_SIMILAR = "find_similar"
+    IMPACT_ANALYSIS = "impact_analysis"
+    EXACT_MATCH = "exact_match"
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """The classifier's verdict on a query: intent, confidence, the rule that fired, and the target it extracted."""
+
+    query: str
+    intent: Intent
+    confidence: float
+    rule: str
+    target: str  # a symbol, a literal, a snippet, or the whole query when nothing narrower was found
+    # True when the target is an exact literal the user quoted; text search then treats it verbatim.
+    literal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalQuery:
+    """What a retriever is asked: the classified query plus the options that concern retrieval."""
+
+    classification: Classification
+    case_sensitive: bool = False
+    regex: bool = False
+
+    @property
+    def text(self) -> str:
+        return self.classification.query
+
+    @property
+    def target(self) -> str:
+        return self.classification.target
+
+    @property
+    def intent(self) -> Intent:
+        return self.classification.intent
