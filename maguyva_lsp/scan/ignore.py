@@ -1,0 +1,93 @@
+"""Git-style ignore rules: nested `.gitignore`, `.git/info/exclude`, `.maguyvaignore` and the user's extra excludes.
+
+Semantics follow git: a file's patterns are relative to the folder holding it, a deeper file overrides a shallower one,
+the last matching pattern wins, and an ignored folder is never entered (so a negation cannot revive files inside it).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+log = logging.getLogger(__name__)
+
+IGNORE_FILE_NAMES: tuple[str, ...] = (".gitignore", ".maguyvaignore")
+# Folders no one wants searched: version-control internals and tool caches. Not configurable on purpose: indexing them
+# is never useful and can be enormous.
+ALWAYS_SKIPPED_DIRS: frozenset[str] = frozenset(
+    {".git", ".hg", ".svn", ".bzr", "_darcs", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+     ".tox", ".nox", ".cache", ".idea", ".gradle", "node_modules", ".maguyva"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """The patterns of one ignore source, anchored at `base` (a root-relative POSIX folder, "" for the root)."""
+
+    base: str
+    spec: pathspec.GitIgnoreSpec
+
+    def verdict(self, rel_path: str, is_dir: bool) -> bool | None:
+        """True: ignored, False: re-included by a negation, None: these rules say nothing about the path."""
+        if self.base:
+            if not rel_path.startswith(self.base + "/"):
+                return None
+            rel_path = rel_path[len(self.base) + 1 :]
+        result = self.spec.check_file(rel_path + "/" if is_dir else rel_path)
+        return None if result.include is None else bool(result.include)
+
+
+def _read_rules(path: Path, base: str) -> _Rules | None:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        log.info("cannot read ignore file %s: %s", path, exc)
+        return None
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    except Exception as exc:  # pathspec raises various errors on malformed patterns
+        log.warning("ignoring malformed ignore file %s: %s", path, exc)
+        return None
+    return _Rules(base, spec) if spec.patterns else None
+
+
+class IgnoreRules:
+    """The ignore rules in force for one folder; `child()` adds a sub-folder's own ignore files."""
+
+    __slots__ = ("_rules",)
+
+    def __init__(self, rules: tuple[_Rules, ...] = ()) -> None:
+        self._rules = rules
+
+    @classmethod
+    def for_root(cls, root: Path, extra_patterns: Iterable[str] = ()) -> IgnoreRules:
+        """Rules at the workspace root: the user's extra excludes, `.git/info/exclude`, then the root's ignore files."""
+        rules: list[_Rules] = []
+        extra = [p for p in extra_patterns if p.strip()]
+        if extra:
+            rules.append(_Rules("", pathspec.GitIgnoreSpec.from_lines(extra)))
+        exclude = _read_rules(root / ".git" / "info" / "exclude", "") if (root / ".git" / "info").is_dir() else None
+        if exclude is not None:
+            rules.append(exclude)
+        return cls(tuple(rules)).child(root, "")
+
+    def child(self, folder: Path, rel_folder: str) -> IgnoreRules:
+        """The rules for `folder` (root-relative `rel_folder`): these plus its own ignore files, if it has any."""
+        added = [
+            rules
+            for name in IGNORE_FILE_NAMES
+            if (folder / name).is_file() and (rules := _read_rules(folder / name, rel_folder)) is not None
+        ]
+        return IgnoreRules(self._rules + tuple(added)) if added else self
+
+    def ignored(self, rel_path: str, is_dir: bool) -> bool:
+        """Whether a root-relative POSIX path is ignored: the deepest, last matching pattern decides."""
+        for rules in reversed(self._rules):
+            verdict = rules.verdict(rel_path, is_dir)
+            if verdict is not None:
+                return verdict
+        return False
