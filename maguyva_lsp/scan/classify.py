@@ -69,10 +69,10 @@ def classify_path(rel_path: str) -> PathClass:
 
 
 def looks_generated(text: str) -> bool:
-    """True when a file says it is generated in its header, or is minified (one enormous line)."""
+    """True when a file's head says it is generated, or its first line is enormous (minified code, embedded data)."""
     head = text[:GENERATED_HEADER_BYTES]
     if any(marker in head for marker in GENERATED_MARKERS):
         return True
     first_newline = text.find("\n")
     first_line_length = len(text) if first_newline < 0 else first_newline
-    return first_line_length > MINIFIED_LINE_LENGTH and text.count("\n") < 5
+    return first_line_length > MINIFIED_LINE_LENGTH

@@ -55,21 +55,25 @@ class WorkspaceScanner:
         report.files.sort(key=lambda f: f.path)
         return report
 
+    def scan_folder(self, rel_folder: str) -> ScanReport:
+        """Walk one sub-folder (root-relative) with the rules in force there, e.g. a folder moved into the workspace."""
+        report = ScanReport()
+        rules = self._rules_for(rel_folder, report)
+        if rules is not None:
+            report.files.extend(self._walk(self.root / rel_folder, rel_folder, rules, set(), report))
+            report.files.sort(key=lambda f: f.path)
+        return report
+
     def check(self, abs_path: Path) -> SourceFile | str:
         """One path, as the scan would judge it: the SourceFile, or the reason it is not indexed."""
-        try:
-            rel = abs_path.resolve().relative_to(self.root).as_posix() if abs_path.is_absolute() else abs_path.as_posix()
-        except ValueError:
+        rel = abs_path.as_posix() if not abs_path.is_absolute() else self.relative(abs_path)
+        if rel is None:
             return "outside the workspace"
-        parts = rel.split("/")
-        rules = self._root_rules
-        folder = self.root
-        for depth, part in enumerate(parts[:-1]):
-            rel_folder = "/".join(parts[: depth + 1])
-            if part in ALWAYS_SKIPPED_DIRS or rules.ignored(rel_folder, is_dir=True):
-                return f"inside ignored folder {rel_folder}"
-            folder = folder / part
-            rules = rules.child(folder, rel_folder)
+        parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        report = ScanReport()
+        rules = self._rules_for(parent, report)
+        if rules is None:
+            return next(iter(report.skipped.values()))
         if rules.ignored(rel, is_dir=False):
             return "ignored by an ignore file"
         try:
@@ -77,6 +81,26 @@ class WorkspaceScanner:
         except OSError as exc:
             return f"cannot stat: {exc.strerror or exc}"
         return self._accept(rel, str(self.root / rel), st)
+
+    def describe(self, rel: str) -> SourceFile:
+        """A SourceFile for a path known only by name (an unsaved editor buffer with no file on disk yet)."""
+        return SourceFile(rel, str(self.root / rel), language_for_path(rel), classify_path(rel), 0, 0)
+
+    def _rules_for(self, rel_folder: str, report: ScanReport) -> IgnoreRules | None:
+        """The ignore rules inside a root-relative folder, or None (with the reason in `report`) if it is ignored."""
+        rules = self._root_rules
+        if not rel_folder:
+            return rules
+        parts = rel_folder.split("/")
+        folder = self.root
+        for depth, part in enumerate(parts):
+            sub = "/".join(parts[: depth + 1])
+            if part in ALWAYS_SKIPPED_DIRS or rules.ignored(sub, is_dir=True):
+                report.skip(rel_folder, f"inside ignored folder {sub}")
+                return None
+            folder = folder / part
+            rules = rules.child(folder, sub)
+        return rules
 
     def relative(self, abs_path: Path) -> str | None:
         """The root-relative POSIX path of an absolute path, or None when it lies outside the root."""
