@@ -1,0 +1,57 @@
+"""The folder watcher on a real folder: events arrive debounced, bursts become one batch, VCS noise is dropped."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from maguyva_lsp.watch.watcher import FolderWatcher
+
+
+class Batches:
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+        self.event = threading.Event()
+
+    def __call__(self, paths: list[str]) -> None:
+        self.batches.append(paths)
+        self.event.set()
+
+    def wait_for(self, predicate: object, timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():  # type: ignore[operator]
+                return True
+            time.sleep(0.05)
+        return False
+
+
+def test_burst_arrives_as_one_batch_and_git_is_ignored(tmp_path: Path) -> None:
+    batches = Batches()
+    watcher = FolderWatcher(tmp_path, batches)
+    assert watcher.start()
+    try:
+        (tmp_path / ".git").mkdir()
+        for i in range(50):
+            (tmp_path / f"f{i}.py").write_text(f"x = {i}\n")
+        (tmp_path / ".git" / "index").write_text("noise")
+        all_seen = lambda: {f"f{i}.py" for i in range(50)} <= {Path(p).name for b in batches.batches for p in b}  # noqa: E731
+        assert batches.wait_for(all_seen)
+        assert len(batches.batches) <= 3  # one burst, possibly split by the max-delay bound
+        assert not any(".git" in Path(p).parts for b in batches.batches for p in b)
+    finally:
+        watcher.stop()
+
+
+def test_move_reports_both_ends(tmp_path: Path) -> None:
+    (tmp_path / "old.py").write_text("x = 1\n")
+    batches = Batches()
+    watcher = FolderWatcher(tmp_path, batches)
+    assert watcher.start()
+    try:
+        (tmp_path / "old.py").rename(tmp_path / "new.py")
+        names = lambda: {Path(p).name for b in batches.batches for p in b}  # noqa: E731
+        assert batches.wait_for(lambda: {"old.py", "new.py"} <= names())
+    finally:
+        watcher.stop()
