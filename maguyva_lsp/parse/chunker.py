@@ -1,0 +1,218 @@
+"""Split a file into retrieval chunks along its definitions: one per function/method/class, line windows elsewhere.
+
+Chunks never overlap and cover every non-blank line. A class chunk holds the class's own lines (header, docstring,
+attributes), not its methods, which are chunks of their own; a function keeps everything nested in it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from maguyva_lsp.model import Chunk, Definition
+
+DEFAULT_WINDOW_LINES = 40
+# A definition longer than this is cut into consecutive pieces of about equal length (each keeps its symbol):
+# one 600-line function is too coarse a unit for retrieval and too long for an embedding model's input.
+MAX_DEFINITION_LINES = 120
+# When a window must be cut, prefer a blank line in the window's last part (this fraction onwards) to a hard cut.
+WINDOW_SOFT_CUT_FRACTION = 0.5
+CONTENT_HASH_BYTES = 16  # blake2b-128
+
+# Definitions that become chunks of their own; the rest (constants, type aliases, macros) stay in the line windows.
+CHUNK_KINDS: frozenset[str] = frozenset(
+    {"function", "method", "class", "interface", "struct", "enum", "trait", "impl", "module"}
+)
+# Kinds whose nested definitions stay inside their chunk (a closure belongs to its function).
+ABSORBING_KINDS: frozenset[str] = frozenset({"function", "method"})
+
+# Comment and attribute lines directly above a definition belong to its chunk (doc comments, `#[derive]`, `@Annot`).
+_LEADING_PREFIXES: dict[str, tuple[str, ...]] = {
+    "python": ("#",),
+    "ruby": ("#",),
+    "bash": ("#",),
+    "lua": ("--",),
+    "rust": ("//", "/*", "*", "#["),
+    "go": ("//", "/*", "*"),
+    "c": ("//", "/*", "*"),
+    "cpp": ("//", "/*", "*"),
+    "javascript": ("//", "/*", "*", "@"),
+    "typescript": ("//", "/*", "*", "@"),
+    "tsx": ("//", "/*", "*", "@"),
+    "java": ("//", "/*", "*", "@"),
+    "kotlin": ("//", "/*", "*", "@"),
+    "scala": ("//", "/*", "*", "@"),
+    "swift": ("//", "/*", "*", "@"),
+    "csharp": ("//", "/*", "*", "["),
+    "php": ("//", "#", "/*", "*"),
+}
+# A run of lines holding only closing brackets or `end` is glued to the chunk before it instead of standing alone.
+_CLOSER_LINE = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)?\s*;?\s*$")
+
+_NO_OWNER = -1
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    """A run of consecutive lines with one owner: a definition index, or _NO_OWNER for module-level code."""
+
+    owner: int
+    start: int
+    end: int  # inclusive
+
+
+def content_hash(text: str) -> str:
+    """Stable hash of a chunk's text alone, so moved or renamed files reuse their embeddings."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=CONTENT_HASH_BYTES).hexdigest()
+
+
+def chunk_file(
+    path: str,
+    language: str | None,
+    text: str,
+    definitions: Sequence[Definition],
+    *,
+    window_lines: int = DEFAULT_WINDOW_LINES,
+) -> list[Chunk]:
+    """The file's chunks in line order: definitions where it has them, windows of at most `window_lines` elsewhere."""
+    lines = text.split("\n")
+    window_lines = max(1, window_lines)
+    chunkable = [d for d in definitions if d.kind in CHUNK_KINDS]
+    owners = _line_owners(lines, chunkable, language)
+    chunks: list[Chunk] = []
+    for segment in _segments(owners):
+        if _is_blank(lines, segment.start, segment.end):
+            continue
+        if chunks and _is_closers(lines, segment.start, segment.end):
+            chunks[-1] = _extend(chunks[-1], lines, segment.end)
+            continue
+        if segment.owner == _NO_OWNER:
+            for window in _windows(lines, segment.start, segment.end, window_lines):
+                chunks.append(_chunk(path, language, lines, window, None))
+        else:
+            start, end = _trim(lines, segment.start, segment.end)
+            for piece in _pieces(start, end, MAX_DEFINITION_LINES):
+                chunks.append(_chunk(path, language, lines, piece, chunkable[segment.owner]))
+    return chunks
+
+
+def _line_owners(lines: list[str], chunkable: list[Definition], language: str | None) -> list[int]:
+    """For each line, the index of the innermost chunked definition that owns it (or _NO_OWNER)."""
+    last = len(lines) - 1
+    owners = [_NO_OWNER] * len(lines)
+    prefixes = _LEADING_PREFIXES.get(language or "", ())
+    order = sorted(range(len(chunkable)), key=lambda i: (chunkable[i].span.start_line, -chunkable[i].span.end_line))
+    absorbed_until = -1  # definitions inside a function or method stay in its chunk
+    for index in order:
+        definition = chunkable[index]
+        start, end = max(0, definition.span.start_line), min(last, definition.span.end_line)
+        if start > end or start <= absorbed_until:
+            continue
+        enclosing = owners[start]
+        while start > 0 and owners[start - 1] == enclosing and _is_leading_line(lines[start - 1], prefixes):
+            start -= 1
+        owners[start : end + 1] = [index] * (end - start + 1)
+        if definition.kind in ABSORBING_KINDS:
+            absorbed_until = max(absorbed_until, end)
+    return owners
+
+
+def _is_leading_line(line: str, prefixes: tuple[str, ...]) -> bool:
+    stripped = line.lstrip()
+    return bool(stripped) and stripped.startswith(prefixes) and not stripped.startswith("#!")
+
+
+def _segments(owners: list[int]) -> list[_Segment]:
+    segments: list[_Segment] = []
+    start = 0
+    for line in range(1, len(owners) + 1):
+        if line == len(owners) or owners[line] != owners[start]:
+            segments.append(_Segment(owners[start], start, line - 1))
+            start = line
+    return segments
+
+
+def _is_blank(lines: list[str], start: int, end: int) -> bool:
+    return all(not lines[i].strip() for i in range(start, end + 1))
+
+
+def _is_closers(lines: list[str], start: int, end: int) -> bool:
+    return all(_CLOSER_LINE.match(lines[i]) for i in range(start, end + 1))
+
+
+def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:
+    """The range without its leading and trailing blank lines (the caller knows it holds a non-blank one)."""
+    while not lines[start].strip():
+        start += 1
+    while not lines[end].strip():
+        end -= 1
+    return start, end
+
+
+def _windows(lines: list[str], start: int, end: int, size: int) -> list[tuple[int, int]]:
+    """Non-blank windows of at most `size` lines over a module-level run, cut at blank lines where possible."""
+    windows: list[tuple[int, int]] = []
+    while start <= end:
+        while start <= end and not lines[start].strip():
+            start += 1
+        if start > end:
+            break
+        stop = min(end, start + size - 1)
+        if stop < end:
+            soft = start + int(size * WINDOW_SOFT_CUT_FRACTION)
+            blank = next((i for i in range(stop, soft - 1, -1) if not lines[i].strip()), None)
+            if blank is not None and blank > start:
+                stop = blank - 1
+        windows.append(_trim(lines, start, stop))  # starts on a non-blank line, so never blank
+        start = stop + 1
+    return windows
+
+
+def _pieces(start: int, end: int, cap: int) -> list[tuple[int, int]]:
+    """Cut a definition's lines into the fewest consecutive pieces of at most `cap` lines, of about equal length."""
+    total = end - start + 1
+    count = -(-total // cap)
+    size = -(-total // count)
+    return [(s, min(end, s + size - 1)) for s in range(start, end + 1, size)]
+
+
+def _chunk(
+    path: str, language: str | None, lines: list[str], span: tuple[int, int], definition: Definition | None
+) -> Chunk:
+    start, end = span
+    text = "\n".join(lines[start : end + 1])
+    if definition is None:
+        return Chunk(path, language, start, end, text, content_hash(text))
+    return Chunk(
+        path,
+        language,
+        start,
+        end,
+        text,
+        content_hash(text),
+        symbol=definition.name,
+        kind=definition.kind,
+        parent=definition.parent,
+        signature=definition.signature,
+    )
+
+
+def _extend(chunk: Chunk, lines: list[str], end: int) -> Chunk:
+    """The chunk grown down to `end` (to take in the closing lines that follow it), trailing blank lines left out."""
+    while end > chunk.end_line and not lines[end].strip():
+        end -= 1
+    text = "\n".join(lines[chunk.start_line : end + 1])
+    return Chunk(
+        chunk.path,
+        chunk.language,
+        chunk.start_line,
+        end,
+        text,
+        content_hash(text),
+        symbol=chunk.symbol,
+        kind=chunk.kind,
+        parent=chunk.parent,
+        signature=chunk.signature,
+    )

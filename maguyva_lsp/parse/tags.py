@@ -1,0 +1,297 @@
+"""Named definitions (functions, classes, constants ...) from the tree-sitter tag queries `queries/<grammar>-tags.scm`.
+
+Kinds, the only values `Definition.kind` takes:
+  function   a free function (also nested in another function, or a function-valued `const`)
+  method     a function of a class/struct/interface/trait/impl/enum (in its body, or bound to it by a Go receiver,
+             a C++ `Foo::bar` out-of-class definition, a Ruby `def self.x`, a Lua `function T:m`)
+  class      class, record, object literal type of its own (Kotlin/Swift/Java records and actors count as classes)
+  interface  interface, protocol (Swift), annotation type (Java)
+  struct     struct, union
+  enum       enum
+  type       type alias, typedef, delegate
+  trait      trait (Rust, PHP, Scala)
+  impl       an implementation block for a type defined elsewhere (Rust `impl`, Swift `extension`); named after the type
+  module     module, namespace, Rust `mod`, Scala `object`
+  constant   a module-level constant (UPPER_CASE assignment in Python, `const` in JS/TS/Go/Rust/C#/PHP, Java
+             `static final`, C object-like `#define` with a value, Ruby constant assignment)
+  macro      a macro (C function-like `#define`, Rust `macro_rules!`)
+
+Query conventions: `@definition.<kind>` captures the whole definition node, `@name` its identifier, optional `@scope`
+captures name the type or namespace a definition is bound to outside its lexical nesting (Go receiver type, C++
+`Foo::` qualifier, Lua table); captures starting with `_` only feed predicates. When several patterns capture the
+same node and name, the earliest pattern wins. A file starting with `; inherits: <grammar>` extends that grammar's file.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from tree_sitter import Node, Query, QueryCursor, QueryError, Tree
+
+from maguyva_lsp.model import Definition
+from maguyva_lsp.parse.languages import grammar
+from maguyva_lsp.parse.positions import LineIndex
+
+log = logging.getLogger(__name__)
+
+QUERY_DIR = Path(__file__).parent / "queries"
+QUERY_SUFFIX = "-tags.scm"
+
+KINDS: frozenset[str] = frozenset(
+    {
+        "function",
+        "method",
+        "class",
+        "interface",
+        "struct",
+        "enum",
+        "type",
+        "trait",
+        "impl",
+        "module",
+        "constant",
+        "macro",
+    }
+)
+# Definitions that can hold others: what lexically sits inside one gets its qualified name as `parent`.
+CONTAINER_KINDS: frozenset[str] = frozenset(
+    {"function", "method", "class", "interface", "struct", "enum", "trait", "impl", "module"}
+)
+# A function directly inside one of these is a method.
+CLASS_LIKE_KINDS: frozenset[str] = frozenset({"class", "interface", "struct", "enum", "trait", "impl"})
+
+# A signature is a one-line summary shown in results, not the whole header of a 40-parameter function.
+SIGNATURE_MAX_CHARS = 200
+SIGNATURE_ELLIPSIS = "…"
+
+# Nodes that wrap a definition without being one: the definition's span grows to include them (decorators, `export`,
+# `template <...>`, Go's `type`/`const` keyword). The flag says whether the signature starts at the wrapper too
+# (False for decorators: `def f(x):` reads better than `@cache def f(x):`).
+_WRAPPERS: dict[str, dict[str, bool]] = {
+    "python": {"decorated_definition": False},
+    "javascript": {"export_statement": True, "lexical_declaration": True, "variable_declaration": True},
+    "typescript": {
+        "export_statement": True,
+        "lexical_declaration": True,
+        "variable_declaration": True,
+        "ambient_declaration": True,
+    },
+    "go": {"type_declaration": True, "const_declaration": True},
+    "cpp": {"template_declaration": True},
+    "php": {"const_declaration": True},
+    "lua": {"variable_declaration": True},
+}
+_WRAPPERS["tsx"] = _WRAPPERS["typescript"]
+# Named children a wrapper may hold beside the definition and still count as wrapping only it.
+_WRAPPER_ACCESSORIES = frozenset({"comment", "decorator", "line_comment", "block_comment", "template_parameter_list"})
+
+# Where a definition's body starts when the grammar has no `body` field (Kotlin) or keeps it on a value (JS consts).
+_BODY_FIELDS = ("body",)
+_VALUE_FIELDS = ("value",)
+_BODY_TYPES = frozenset(
+    {"class_body", "function_body", "enum_class_body", "block", "compound_statement", "declaration_list"}
+)
+
+_INHERITS = re.compile(r"^;\s*inherits:\s*([a-z_0-9]+)\s*$", re.MULTILINE)
+_SCOPE_SEPARATORS = re.compile(r"::|[.:\\]")
+_GENERIC_ARGS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _available_languages() -> frozenset[str]:
+    return frozenset(p.name.removesuffix(QUERY_SUFFIX) for p in QUERY_DIR.glob(f"*{QUERY_SUFFIX}"))
+
+
+SUPPORTED_TAG_LANGUAGES: frozenset[str] = _available_languages()
+
+
+@dataclass(frozen=True, slots=True)
+class _TagQuery:
+    """A compiled tag query and what each of its patterns captures (immutable, shared by all threads)."""
+
+    query: Query
+    wrappers: dict[str, bool]
+
+
+_compile_lock = threading.Lock()
+_compiled: dict[str, _TagQuery | None] = {}
+
+
+def query_source(language: str) -> str:
+    """The tag query text for a grammar, with `; inherits:` files prepended; FileNotFoundError when it has none."""
+    text = (QUERY_DIR / f"{language}{QUERY_SUFFIX}").read_text(encoding="utf-8")
+    parents = _INHERITS.findall(text)
+    return "\n".join([*(query_source(parent) for parent in parents), text])
+
+
+def _tag_query(language: str) -> _TagQuery | None:
+    """The compiled query for a grammar (compiled once; None, logged once, when it has no usable query)."""
+    if language in _compiled:  # a dict read is atomic; compiled queries are never mutated
+        return _compiled[language]
+    with _compile_lock:
+        if language not in _compiled:
+            _compiled[language] = _compile(language)
+        return _compiled[language]
+
+
+def _compile(language: str) -> _TagQuery | None:
+    lang = grammar(language)
+    if lang is None or language not in SUPPORTED_TAG_LANGUAGES:
+        return None
+    try:
+        query = Query(lang, query_source(language))
+    except (QueryError, OSError) as exc:
+        log.error("tag query for %s does not compile: %s", language, exc)
+        return None
+    return _TagQuery(query, _WRAPPERS.get(language, {}))
+
+
+@dataclass(slots=True)
+class _Raw:
+    """One tag match before scoping: the definition node, its (possibly wrapped) extent and its name."""
+
+    pattern: int
+    kind: str
+    node: Node
+    outer: Node  # the node whose extent is the definition's span (the node itself or its wrapper)
+    signature_start: int
+    name: Node
+    scopes: list[Node]
+
+
+def extract_definitions(
+    tree: Tree, source: bytes, language: str, path: str, *, lines: LineIndex | None = None
+) -> list[Definition]:
+    """Every definition the grammar's tag query finds, sorted by position, each with its enclosing scope."""
+    tag_query = _tag_query(language)
+    if tag_query is None:
+        return []
+    raws = _collect(tag_query, tree.root_node)
+    if not raws:
+        return []
+    index = lines if lines is not None else LineIndex(source)
+    return _scoped(raws, source, language, path, index)
+
+
+def _collect(tag_query: _TagQuery, root: Node) -> list[_Raw]:
+    """The query's matches, one per (definition node, name), earliest pattern first, in document order."""
+    best: dict[tuple[int, int, int], _Raw] = {}
+    wrappers = tag_query.wrappers
+    for pattern, captures in QueryCursor(tag_query.query).matches(root):
+        kind = None
+        node = name = None
+        for capture, nodes in captures.items():
+            if capture.startswith("definition."):
+                kind, node = capture[len("definition.") :], nodes[0]
+            elif capture == "name":
+                name = nodes[0]
+        if node is None or name is None or kind not in KINDS:
+            continue
+        key = (node.start_byte, node.end_byte, name.start_byte)
+        previous = best.get(key)
+        if previous is not None and previous.pattern <= pattern:
+            continue
+        outer, signature_start = _unwrap(node, wrappers)
+        best[key] = _Raw(pattern, kind, node, outer, signature_start, name, captures.get("scope", []))
+    return sorted(best.values(), key=lambda r: (r.outer.start_byte, -r.outer.end_byte, r.name.start_byte))
+
+
+def _unwrap(node: Node, wrappers: dict[str, bool]) -> tuple[Node, int]:
+    """The outermost wrapper that holds only this definition, and where the signature starts."""
+    outer, signature_start = node, node.start_byte
+    while (parent := outer.parent) is not None and parent.type in wrappers:
+        if any(c.id != outer.id and c.type not in _WRAPPER_ACCESSORIES for c in parent.named_children):
+            break
+        outer = parent
+        if wrappers[parent.type]:
+            signature_start = parent.start_byte
+    return outer, signature_start
+
+
+def _scoped(raws: list[_Raw], source: bytes, language: str, path: str, lines: LineIndex) -> list[Definition]:
+    """Give each definition its parent (the enclosing containers' qualified name) and final kind."""
+    definitions: list[Definition] = []
+    stack: list[tuple[int, str, str]] = []  # (end_byte, qualified name, kind) of the open containers
+    for raw in raws:
+        start, end = raw.outer.start_byte, raw.outer.end_byte
+        while stack and stack[-1][0] < end:  # sorted by start: a container ending before this end cannot hold it
+            stack.pop()
+        enclosing = stack[-1] if stack else None
+        parent = enclosing[1] if enclosing else None
+        if raw.scopes:
+            scope = _scope_name(raw.scopes, source)
+            if scope:
+                parent = f"{parent}.{scope}" if parent else scope
+        kind = raw.kind
+        if kind == "function" and enclosing is not None and enclosing[2] in CLASS_LIKE_KINDS and not raw.scopes:
+            kind = "method"
+        name = _text(source, raw.name.start_byte, raw.name.end_byte).strip()
+        if not name:
+            continue
+        definitions.append(
+            Definition(
+                name=name,
+                kind=kind,
+                path=path,
+                span=lines.span(raw.outer),
+                name_span=lines.span(raw.name),
+                signature=_signature(raw, source),
+                parent=parent,
+                language=language,
+            )
+        )
+        if kind in CONTAINER_KINDS and start < end:
+            stack.append((end, f"{parent}.{name}" if parent else name, kind))
+    return definitions
+
+
+def _scope_name(scopes: list[Node], source: bytes) -> str:
+    """`Foo`, `ns.Foo` from scope captures like `*Server`, `ns::Foo<T>`, `M` (generic arguments dropped)."""
+    parts: list[str] = []
+    for node in sorted(scopes, key=lambda n: n.start_byte):
+        text = _text(source, node.start_byte, node.end_byte)
+        previous = None
+        while previous != text:  # nested generics: strip innermost first
+            previous, text = text, _GENERIC_ARGS.sub("", text)
+        parts.extend(p.strip(" *&") for p in _SCOPE_SEPARATORS.split(text) if p.strip(" *&"))
+    return ".".join(parts)
+
+
+def _signature(raw: _Raw, source: bytes) -> str:
+    """The definition's header up to its body (or its first line when it has none), whitespace collapsed."""
+    body = _body(raw.node)
+    if body is not None and body.start_byte > raw.signature_start:
+        end = body.start_byte
+    else:
+        end = source.find(b"\n", raw.signature_start, raw.node.end_byte)
+        end = raw.node.end_byte if end < 0 else end
+    end = min(end, raw.signature_start + SIGNATURE_MAX_CHARS * 4)  # bytes: a code point is at most 4 of them
+    text = _WHITESPACE.sub(" ", _text(source, raw.signature_start, end)).strip()
+    if len(text) > SIGNATURE_MAX_CHARS:
+        text = text[: SIGNATURE_MAX_CHARS - len(SIGNATURE_ELLIPSIS)].rstrip() + SIGNATURE_ELLIPSIS
+    return text
+
+
+def _body(node: Node) -> Node | None:
+    for field in _BODY_FIELDS:
+        body = node.child_by_field_name(field)
+        if body is not None:
+            return body
+    for field in _VALUE_FIELDS:
+        value = node.child_by_field_name(field)
+        if value is not None:
+            body = value.child_by_field_name("body")
+            if body is not None:
+                return body
+    for child in reversed(node.named_children):
+        if child.type in _BODY_TYPES:
+            return child
+    return None
+
+
+def _text(source: bytes, start: int, end: int) -> str:
+    return source[start:end].decode("utf-8", "replace")
