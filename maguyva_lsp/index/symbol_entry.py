@@ -9,11 +9,12 @@ from typing import Any
 from maguyva_lsp.index.symbol_query import subwords_of
 from maguyva_lsp.model import Definition, PathClass
 
-# Tie-break 1, kind: what go-to-definition usually wants (types and callables) before values. Unknown kinds sit in
-# the middle: better a constant or field than a plain variable, which is often a local alias of the real thing.
+# Tie-break 1, kind: what go-to-definition usually wants (types and callables) before values. Other kinds sit in
+# the middle: a constant, or an `impl` block (it extends a type defined elsewhere: the type itself comes first),
+# before a plain variable, which is often a local alias of the real thing.
 PRIMARY_KINDS: frozenset[str] = frozenset(
     {"class", "interface", "struct", "enum", "trait", "union", "type", "typedef", "protocol", "record", "object",
-     "function", "method", "constructor", "macro", "module", "namespace", "impl"}
+     "function", "method", "constructor", "macro", "module", "namespace"}
 )  # fmt: skip
 VALUE_KINDS: frozenset[str] = frozenset({"variable", "var", "local", "parameter"})
 KIND_RANK_PRIMARY, KIND_RANK_OTHER, KIND_RANK_VALUE = 0, 1, 2
