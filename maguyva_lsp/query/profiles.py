@@ -1,0 +1,90 @@
+"""SPEC §4's weight profiles and §5's presets, each in one table, and which modalities a search runs.
+
+Modalities are ordered by weight, highest first; equal weights keep MODALITIES order (semantic, text, structural,
+graph), which is also the documented tie-break when `standard` keeps only three of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Literal
+
+from maguyva_lsp.config import PRESETS, Preset
+from maguyva_lsp.model import MODALITIES, Intent, Modality
+
+# At or above this confidence an ordinary query skips fusion and asks only its intent's dominant modality (SPEC §5).
+DIRECT_CONFIDENCE = 0.85
+
+# SPEC §4, one row per intent, columns in MODALITIES order: semantic, text, structural, graph.
+_WEIGHT_ROWS: dict[Intent, tuple[float, float, float, float]] = {
+    Intent.FIND_DEFINITION: (0.2, 0.1, 0.6, 0.1),
+    Intent.FIND_REFERENCES: (0.1, 0.2, 0.2, 0.5),
+    Intent.UNDERSTAND_CODE: (0.5, 0.2, 0.2, 0.1),
+    Intent.FIND_SIMILAR: (0.4, 0.3, 0.2, 0.1),
+    Intent.IMPACT_ANALYSIS: (0.1, 0.1, 0.1, 0.7),
+    Intent.EXACT_MATCH: (0.0, 0.9, 0.1, 0.0),
+}
+WEIGHTS: Mapping[Intent, Mapping[Modality, float]] = MappingProxyType(
+    {intent: MappingProxyType(dict(zip(MODALITIES, row, strict=True))) for intent, row in _WEIGHT_ROWS.items()}
+)
+
+ModalityRule = Literal["semantic_only", "top_three", "all_weighted"]
+# `standard` keeps this many of the highest-weighted modalities.
+STANDARD_MODALITY_COUNT = 3
+
+
+@dataclass(frozen=True, slots=True)
+class PresetSpec:
+    """One preset: which modalities it runs, its RRF k, and whether a confident query may take the direct path."""
+
+    name: Preset
+    modality_rule: ModalityRule
+    rrf_k: int
+    allows_direct: bool
+
+
+# SPEC §5. `quick` never fuses; its k only scores its single list, and is the standard k so scores stay comparable.
+PRESET_SPECS: Mapping[Preset, PresetSpec] = MappingProxyType(
+    {
+        "quick": PresetSpec("quick", "semantic_only", 40, allows_direct=False),
+        "standard": PresetSpec("standard", "top_three", 40, allows_direct=True),
+        "thorough": PresetSpec("thorough", "all_weighted", 60, allows_direct=False),
+    }
+)
+
+
+def preset_spec(name: str) -> PresetSpec:
+    """The preset called `name`; a ValueError that lists the choices for anything else."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r} (choose one of {', '.join(PRESETS)})")
+    return PRESET_SPECS[name]
+
+
+def ranked_modalities(intent: Intent) -> tuple[Modality, ...]:
+    """The intent's modalities with a non-zero weight, highest weight first, ties in MODALITIES order."""
+    weights = WEIGHTS[intent]
+    weighted = [m for m in MODALITIES if weights[m] > 0]
+    return tuple(sorted(weighted, key=lambda m: -weights[m]))  # sorted() is stable: ties keep MODALITIES order
+
+
+def dominant_modality(intent: Intent) -> Modality:
+    """The single modality the direct path asks: the intent's highest weight."""
+    return ranked_modalities(intent)[0]
+
+
+def modalities_for(intent: Intent, preset: str) -> tuple[Modality, ...]:
+    """The modalities a fused (or quick) search runs; a weight-0 modality never runs.
+
+    quick: semantic alone; where the intent gives semantic no weight (exact_match), its dominant modality instead,
+    because a weight of 0 means the embedding model is switched off. standard: the three highest weights.
+    thorough: every modality with a non-zero weight.
+    """
+    spec = preset_spec(preset)
+    ranked = ranked_modalities(intent)
+    if spec.modality_rule == "semantic_only":
+        return ("semantic",) if WEIGHTS[intent]["semantic"] > 0 else ranked[:1]
+    if spec.modality_rule == "top_three":
+        return ranked[:STANDARD_MODALITY_COUNT]
+    return ranked

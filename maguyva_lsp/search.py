@@ -1,0 +1,272 @@
+"""The search pipeline (SPEC §5): classify the query, plan a strategy (direct, semantic_only or fused), ask the planned
+modalities (in parallel when several), fuse their ranked lists, and say what ran, what was skipped and why.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Protocol
+
+from maguyva_lsp.config import DEFAULT_LIMIT, MAX_LIMIT, Preset
+from maguyva_lsp.model import MODALITIES, Classification, Hit, Intent, Modality, PathClass, RetrievalQuery
+from maguyva_lsp.query.intent import classify, has_specific_target
+from maguyva_lsp.query.profiles import (
+    DIRECT_CONFIDENCE,
+    PRESET_SPECS,
+    WEIGHTS,
+    PresetSpec,
+    dominant_modality,
+    modalities_for,
+    preset_spec,
+)
+from maguyva_lsp.rank.fusion import FusedResult, fuse
+from maguyva_lsp.rank.response import FusionStrategy, SearchResponse, SearchResult
+from maguyva_lsp.retrieve.base import Retriever, RetrieverError
+
+log = logging.getLogger(__name__)
+
+# Each modality is asked for this many candidates per requested result: dedup to one result per file shrinks lists.
+CANDIDATES_PER_RESULT = 3
+# The most results one search returns; larger limits are clamped to it.
+MAX_SEARCH_LIMIT = MAX_LIMIT
+# A retriever that has not answered after this long is skipped (reported as timed out) rather than waited for.
+RETRIEVER_TIMEOUT_S = 30.0
+# When a single-modality plan cannot run, the fused fallback uses this preset's modalities and k.
+FALLBACK_PRESET: Preset = "standard"
+
+
+class SearchContext(Protocol):
+    """What the pipeline needs to know of the workspace; the engine implements it."""
+
+    def centrality(self, path: str, symbol: str | None) -> float:
+        """The graph importance of a symbol (normalised so an average node has 1); 0 until a graph exists."""
+        ...
+
+    def path_class(self, path: str) -> PathClass: ...
+
+    def chunk_key(self, path: str, line: int) -> str:
+        """The id of the chunk holding a line, so hits of different modalities in one chunk agree."""
+        ...
+
+    def uri(self, path: str) -> str: ...
+
+    @property
+    def indexing(self) -> bool:
+        """True while an index is still being built: results may be partial."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    strategy: FusionStrategy
+    modalities: tuple[Modality, ...]
+    rrf_k: int
+
+
+@dataclass(slots=True)
+class _Outcome:
+    lists: dict[Modality, list[Hit]]
+    skipped: dict[Modality, str]
+    partial: bool = False
+
+
+def is_ordinary(classification: Classification) -> bool:
+    """A query fit for the direct path: not a pasted snippet, and with a specific target (a symbol or a literal)."""
+    return classification.intent is not Intent.FIND_SIMILAR and has_specific_target(classification)
+
+
+def clamp_limit(limit: int) -> int:
+    """The limit within 1..MAX_SEARCH_LIMIT; a ValueError for anything but a whole number."""
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise ValueError(f"limit must be a whole number, got {limit!r}")
+    return max(1, min(limit, MAX_SEARCH_LIMIT))
+
+
+def plan_search(classification: Classification, spec: PresetSpec) -> _Plan:
+    """Which strategy and modalities a query gets under a preset (SPEC §5)."""
+    intent = classification.intent
+    if spec.modality_rule == "semantic_only":
+        chosen = modalities_for(intent, spec.name)
+        return _Plan("semantic_only" if chosen == ("semantic",) else "direct", chosen, spec.rrf_k)
+    if spec.allows_direct and classification.confidence >= DIRECT_CONFIDENCE and is_ordinary(classification):
+        return _Plan("direct", (dominant_modality(intent),), spec.rrf_k)
+    return _Plan("rrf", modalities_for(intent, spec.name), spec.rrf_k)
+
+
+class SearchPipeline:
+    """Runs searches over a fixed set of retrievers; owns a small thread pool, released by close()."""
+
+    def __init__(
+        self,
+        retrievers: Mapping[Modality, Retriever],
+        context: SearchContext,
+        *,
+        timeout_s: float = RETRIEVER_TIMEOUT_S,
+    ) -> None:
+        self._retrievers = dict(retrievers)
+        self._context = context
+        self._timeout_s = timeout_s
+        self._executor = ThreadPoolExecutor(max_workers=len(MODALITIES), thread_name_prefix="maguyva-search")
+        self._closed = False
+
+    def close(self) -> None:
+        """Stop the thread pool; searches after this raise RuntimeError."""
+        self._closed = True
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> SearchPipeline:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def search(
+        self,
+        query: str,
+        preset: str = "standard",
+        limit: int = DEFAULT_LIMIT,
+        explain: bool = False,
+        *,
+        case_sensitive: bool = False,
+        regex: bool = False,
+    ) -> SearchResponse:
+        """Answer a query. ValueError for an unknown preset, an empty query or a limit that is not a number."""
+        started = time.perf_counter()
+        if self._closed:
+            raise RuntimeError("the search pipeline is closed")
+        spec = preset_spec(preset)
+        limit = clamp_limit(limit)
+        if not isinstance(query, str):
+            raise ValueError(f"the query must be text, got {type(query).__name__}")
+        classification = classify(query)
+        if not classification.query:
+            raise ValueError("the query is empty")
+        request = RetrievalQuery(classification, case_sensitive=case_sensitive, regex=regex)
+        plan = plan_search(classification, spec)
+        candidates = limit * CANDIDATES_PER_RESULT
+        outcome = self._run(plan.modalities, request, candidates)
+        notes: list[str] = []
+        if plan.strategy != "rrf" and not outcome.lists:
+            # The single planned modality could not answer: an honest fused answer from the others beats none.
+            missed = ", ".join(plan.modalities)
+            remaining = tuple(
+                m for m in modalities_for(classification.intent, FALLBACK_PRESET) if m not in outcome.skipped
+            )
+            plan = _Plan("rrf", remaining, PRESET_SPECS[FALLBACK_PRESET].rrf_k)
+            notes.append(f"{missed} could not answer; fell back to fused search over {', '.join(remaining) or 'none'}")
+            more = self._run(remaining, request, candidates)
+            outcome = _Outcome(more.lists, {**outcome.skipped, **more.skipped}, outcome.partial or more.partial)
+        weights = WEIGHTS[classification.intent]
+        fused = fuse(
+            outcome.lists,
+            weights,
+            plan.rrf_k,
+            key_of=self._key_of,
+            centrality_of=self._centrality_of,
+            path_class_of=self._context.path_class,
+        )
+        results = tuple(self._result(r) for r in fused[:limit])
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
+        log.debug(
+            "%r → %s %s over %s in %.1f ms", query, classification.rule, plan.strategy, plan.modalities, elapsed_ms
+        )
+        return SearchResponse(
+            classification=classification,
+            fusion_strategy=plan.strategy,
+            modalities=tuple(m for m in plan.modalities if m in outcome.lists),
+            results=results,
+            elapsed_ms=elapsed_ms,
+            preset=spec.name,
+            modalities_skipped=outcome.skipped,
+            partial=outcome.partial or bool(self._context.indexing),
+            notes=tuple(notes),
+            weights={m: weights[m] for m in plan.modalities},
+            rrf_k=plan.rrf_k,
+            explain=explain,
+        )
+
+    def _key_of(self, hit: Hit) -> str:
+        return self._context.chunk_key(hit.path, hit.span.start_line)
+
+    def _centrality_of(self, hit: Hit) -> float:
+        return self._context.centrality(hit.path, hit.symbol)
+
+    def _result(self, fused: FusedResult) -> SearchResult:
+        hit = fused.hit
+        return SearchResult(
+            path=hit.path,
+            uri=self._context.uri(hit.path),
+            span=hit.span,
+            symbol=hit.symbol,
+            kind=hit.kind,
+            score=fused.score,
+            snippet=hit.snippet,
+            modalities=fused.modalities,
+            centrality=fused.centrality,
+            boost=fused.boost,
+            demotion=fused.demotion,
+            path_class=fused.path_class,
+        )
+
+    def _available(self, modalities: tuple[Modality, ...], outcome: _Outcome) -> list[tuple[Modality, Retriever]]:
+        """The planned retrievers that say they can answer now; the others are recorded as skipped with a reason."""
+        ready: list[tuple[Modality, Retriever]] = []
+        for modality in modalities:
+            retriever = self._retrievers.get(modality)
+            if retriever is None:
+                outcome.skipped[modality] = "no retriever for this modality"
+                continue
+            try:
+                status = retriever.status()
+            except Exception as exc:
+                log.exception("status of the %s retriever failed", modality)
+                outcome.skipped[modality] = f"status failed: {type(exc).__name__}: {exc}"
+                continue
+            if not status.available:
+                outcome.skipped[modality] = status.reason or "unavailable"
+                continue
+            outcome.partial = outcome.partial or status.partial
+            ready.append((modality, retriever))
+        return ready
+
+    def _run(self, modalities: tuple[Modality, ...], request: RetrievalQuery, candidates: int) -> _Outcome:
+        """Ask each available modality for its ranked list: inline when one, in parallel on the pool when several."""
+        outcome = _Outcome({}, {})
+        ready = self._available(modalities, outcome)
+        if len(ready) == 1:
+            modality, retriever = ready[0]
+            try:
+                outcome.lists[modality] = list(retriever.search(request, candidates))
+            except Exception as exc:
+                outcome.skipped[modality] = _failure_reason(modality, exc)
+            return outcome
+        futures: dict[Modality, Future[list[Hit]]] = {
+            modality: self._executor.submit(retriever.search, request, candidates) for modality, retriever in ready
+        }
+        wait(futures.values(), timeout=self._timeout_s)
+        for modality, future in futures.items():
+            if not future.done():
+                future.cancel()
+                outcome.skipped[modality] = f"timed out after {self._timeout_s:g} s"
+                continue
+            error = future.exception()
+            if error is not None:
+                outcome.skipped[modality] = _failure_reason(modality, error)
+            else:
+                outcome.lists[modality] = list(future.result())
+        return outcome
+
+
+def _failure_reason(modality: Modality, exc: BaseException) -> str:
+    """The reason shown for a retriever that raised: its own message for a RetrieverError, else the error named."""
+    if isinstance(exc, RetrieverError):
+        return str(exc) or "the retriever rejected the query"
+    log.error("the %s retriever failed", modality, exc_info=exc)
+    return f"failed: {type(exc).__name__}: {exc}"
