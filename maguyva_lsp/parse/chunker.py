@@ -25,8 +25,9 @@ CONTENT_HASH_BYTES = 16  # blake2b-128
 CHUNK_KINDS: frozenset[str] = frozenset(
     {"function", "method", "class", "interface", "struct", "enum", "trait", "impl", "module"}
 )
-# Kinds whose nested definitions stay inside their chunk (a closure belongs to its function).
-ABSORBING_KINDS: frozenset[str] = frozenset({"function", "method"})
+# Kinds whose nested definitions stay inside their chunk: a closure belongs to its function, and an interface is a
+# contract of mostly one-line signatures best read whole.
+ABSORBING_KINDS: frozenset[str] = frozenset({"function", "method", "interface"})
 
 # Comment and attribute lines directly above a definition belong to its chunk (doc comments, `#[derive]`, `@Annot`).
 _LEADING_PREFIXES: dict[str, tuple[str, ...]] = {
@@ -48,8 +49,9 @@ _LEADING_PREFIXES: dict[str, tuple[str, ...]] = {
     "csharp": ("//", "/*", "*", "["),
     "php": ("//", "#", "/*", "*"),
 }
-# A run of lines holding only closing brackets or `end` is glued to the chunk before it instead of standing alone.
-_CLOSER_LINE = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac)?\s*;?\s*$")
+# A run of lines holding only closing brackets, `end` or `#endif` (and blank lines, and maybe a trailing comment) is
+# glued to the chunk before it instead of standing alone.
+_CLOSER_LINE = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac|#\s*endif\b)\s*;?\s*(?:(?://|#|--).*)?$")
 
 _NO_OWNER = -1
 
@@ -139,7 +141,7 @@ def _is_blank(lines: list[str], start: int, end: int) -> bool:
 
 
 def _is_closers(lines: list[str], start: int, end: int) -> bool:
-    return all(_CLOSER_LINE.match(lines[i]) for i in range(start, end + 1))
+    return all(not lines[i].strip() or _CLOSER_LINE.match(lines[i]) for i in range(start, end + 1))
 
 
 def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from tree_sitter import Node, Query, QueryCursor, QueryError, Tree
 
-from maguyva_lsp.model import Definition
+from maguyva_lsp.model import Definition, Span
 from maguyva_lsp.parse.languages import grammar
 from maguyva_lsp.parse.positions import LineIndex
 
@@ -103,7 +103,8 @@ _WHITESPACE = re.compile(r"\s+")
 
 
 def _available_languages() -> frozenset[str]:
-    return frozenset(p.name.removesuffix(QUERY_SUFFIX) for p in QUERY_DIR.glob(f"*{QUERY_SUFFIX}"))
+    names = (p.name.removesuffix(QUERY_SUFFIX) for p in QUERY_DIR.glob(f"*{QUERY_SUFFIX}"))
+    return frozenset(n for n in names if not n.startswith("_"))  # `_x` files only hold shared patterns
 
 
 SUPPORTED_TAG_LANGUAGES: frozenset[str] = _available_languages()
@@ -237,7 +238,7 @@ def _scoped(raws: list[_Raw], source: bytes, language: str, path: str, lines: Li
                 name=name,
                 kind=kind,
                 path=path,
-                span=lines.span(raw.outer),
+                span=_span(lines, raw.outer),
                 name_span=lines.span(raw.name),
                 signature=_signature(raw, source),
                 parent=parent,
@@ -247,6 +248,15 @@ def _scoped(raws: list[_Raw], source: bytes, language: str, path: str, lines: Li
         if kind in CONTAINER_KINDS and start < end:
             stack.append((end, f"{parent}.{name}" if parent else name, kind))
     return definitions
+
+
+def _span(lines: LineIndex, node: Node) -> Span:
+    """The node's span, ending on its last line rather than at column 0 of the next (`#define` keeps its newline)."""
+    span = lines.span(node)
+    if span.end_col == 0 and span.end_line > span.start_line:
+        last = span.end_line - 1
+        return Span(span.start_line, span.start_col, last, len(lines.line_text(last).rstrip("\r")))
+    return span
 
 
 def _scope_name(scopes: list[Node], source: bytes) -> str:
@@ -271,6 +281,10 @@ def _signature(raw: _Raw, source: bytes) -> str:
         end = raw.node.end_byte if end < 0 else end
     end = min(end, raw.signature_start + SIGNATURE_MAX_CHARS * 4)  # bytes: a code point is at most 4 of them
     text = _WHITESPACE.sub(" ", _text(source, raw.signature_start, end)).strip()
+    if body is None and raw.kind != "constant":  # `type Server struct {` ends where its unfielded body opens
+        text = text.removesuffix("{").rstrip()
+    elif body is not None:  # Scala's `def f(x: Int): Int = expr`
+        text = text.removesuffix("=").rstrip()
     if len(text) > SIGNATURE_MAX_CHARS:
         text = text[: SIGNATURE_MAX_CHARS - len(SIGNATURE_ELLIPSIS)].rstrip() + SIGNATURE_ELLIPSIS
     return text

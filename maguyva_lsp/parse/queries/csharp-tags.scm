@@ -1,0 +1,42 @@
+; C# definitions. Kinds and capture conventions: maguyva_lsp/parse/tags.py.
+
+(class_declaration
+  name: (identifier) @name) @definition.class
+
+(record_declaration
+  name: (identifier) @name) @definition.class
+
+(struct_declaration
+  name: (identifier) @name) @definition.struct
+
+(interface_declaration
+  name: (identifier) @name) @definition.interface
+
+(enum_declaration
+  name: (identifier) @name) @definition.enum
+
+(delegate_declaration
+  name: (identifier) @name) @definition.type
+
+(method_declaration
+  name: (identifier) @name) @definition.method
+
+(constructor_declaration
+  name: (identifier) @name) @definition.method
+
+(destructor_declaration
+  name: (identifier) @name) @definition.method
+
+(namespace_declaration
+  name: [(identifier) (qualified_name)] @name) @definition.module
+
+(file_scoped_namespace_declaration
+  name: [(identifier) (qualified_name)] @name) @definition.module
+
+; `const` fields.
+(field_declaration
+  (modifier) @_modifier
+  (variable_declaration
+    (variable_declarator
+      name: (identifier) @name))
+  (#eq? @_modifier "const")) @definition.constant
