@@ -213,13 +213,13 @@ class Rule:
 
 
 def is_code_shaped(word: str) -> bool:
-    """True when a word looks like an identifier rather than an English word: snake_case, camelCase, PascalCase with an
-    inner capital, SCREAMING_CASE, letters followed by digits, or a qualified name (`os.path`, `std::fs`)."""
+    """True when a word looks like an identifier rather than an English word: an underscore anywhere (snake_case,
+    SCREAMING_CASE, `__init__`), camelCase or PascalCase with an inner capital, letters followed by digits, or a
+    qualified name (`os.path`, `std::fs`)."""
     if len(word) < 2 or not SYMBOL_RE.fullmatch(word):
         return False
-    core = word.strip("_$")
     return (
-        "_" in core
+        "_" in word
         or "." in word
         or "::" in word
         or bool(_CAMEL_RE.search(word))
