@@ -26,6 +26,8 @@ BINARY_SNIFF_BYTES = 8 * 1024
 # file's bytes sits inside ERROR nodes (wrong grammar, garbage, a template language), its definitions are noise.
 MAX_ERROR_FRACTION = 0.5
 CONTENT_HASH_BYTES = 16  # blake2b-128
+# A grammar to try when the file's own leaves errors: `.h` maps to C, yet many headers are C++.
+FALLBACK_GRAMMARS: dict[str, str] = {"c": "cpp"}
 # Editors drop a UTF-8 byte order mark from the text they show, so positions are computed without it.
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -42,28 +44,43 @@ def content_hash(data: bytes) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ParsedSource:
-    """A usable syntax tree, or why there is none (error is None when the language simply has no grammar)."""
+    """A usable syntax tree and the grammar that built it, or why there is none (no error: no grammar at all)."""
 
     tree: Tree | None
+    language: str
     error: str | None = None
 
 
 def parse_source(language: str, source: bytes) -> ParsedSource:
-    """Parse with the grammar's per-thread parser; a parse that fails or is mostly ERROR nodes gives no tree."""
+    """Parse with the grammar's per-thread parser; a parse that fails or is mostly ERROR nodes gives no tree.
+
+    A `.h` file may be C++: when the C tree has errors, the C++ grammar gets a try and the cleaner tree wins.
+    """
+    parsed, fraction = _parse(language, source)
+    fallback = FALLBACK_GRAMMARS.get(language)
+    if fallback is not None and fraction > 0:
+        other, other_fraction = _parse(fallback, source)
+        if other.tree is not None and other_fraction < fraction:
+            parsed, fraction = other, other_fraction
+    if parsed.tree is not None and fraction > MAX_ERROR_FRACTION:
+        message = f"{parsed.language} syntax tree unusable: {fraction:.0%} of the file does not parse"
+        return ParsedSource(None, parsed.language, message)
+    return parsed
+
+
+def _parse(language: str, source: bytes) -> tuple[ParsedSource, float]:
+    """One grammar's attempt and the share of the source inside its ERROR nodes."""
     parser = parser_for(language)
     if parser is None:
-        return ParsedSource(None)
+        return ParsedSource(None, language), 0.0
     try:
         tree = parser.parse(source)
     except Exception as exc:  # the binding raises ValueError/RuntimeError on internal failures; none may escape
         log.warning("tree-sitter %s parse failed: %s", language, exc)
-        return ParsedSource(None, f"{language} parse failed: {exc}")
+        return ParsedSource(None, language, f"{language} parse failed: {exc}"), 1.0
     root = tree.root_node
-    if root.has_error:
-        fraction = error_fraction(language, root, len(source))
-        if fraction > MAX_ERROR_FRACTION:
-            return ParsedSource(None, f"{language} syntax tree unusable: {fraction:.0%} of the file does not parse")
-    return ParsedSource(tree)
+    fraction = error_fraction(language, root, len(source)) if root.has_error else 0.0
+    return ParsedSource(tree, language), fraction
 
 
 def error_fraction(language: str, root: Node, size: int) -> float:
@@ -103,7 +120,7 @@ def analyze_file(file: SourceFile, data: bytes, *, chunk_lines: int = DEFAULT_WI
         parsed = parse_source(language, source)
         parse_error = parsed.error
         if parsed.tree is not None:
-            definitions, references = _read_tree(parsed.tree, source, language, file.path)
+            definitions, references = _read_tree(parsed.tree, source, parsed.language, file.path)
     chunks = chunk_file(file.path, language, text, definitions, window_lines=chunk_lines)
     return FileAnalysis(
         file=file,
@@ -117,7 +134,10 @@ def analyze_file(file: SourceFile, data: bytes, *, chunk_lines: int = DEFAULT_WI
 
 
 def _read_tree(tree: Tree, source: bytes, language: str, path: str) -> tuple[list[Definition], list[Reference]]:
-    """The one place every extractor reads the file's single syntax tree (definitions first: references use them)."""
+    """The one place every extractor reads the file's single syntax tree (definitions first: references use them).
+
+    `language` is the grammar that built the tree, which is not always the file's (see FALLBACK_GRAMMARS).
+    """
     lines = LineIndex(source)
     definitions: list[Definition] = []
     if language in SUPPORTED_TAG_LANGUAGES:

@@ -10,6 +10,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from maguyva_lsp.model import Chunk, Definition
 
@@ -80,27 +81,28 @@ def chunk_file(
 ) -> list[Chunk]:
     """The file's chunks in line order: definitions where it has them, windows of at most `window_lines` elsewhere."""
     lines = text.split("\n")
+    blank = [not line.strip() for line in lines]
     window_lines = max(1, window_lines)
     chunkable = [d for d in definitions if d.kind in CHUNK_KINDS]
-    owners = _line_owners(lines, chunkable, language)
+    owners = _line_owners(lines, blank, chunkable, language)
     chunks: list[Chunk] = []
     for segment in _segments(owners):
-        if _is_blank(lines, segment.start, segment.end):
+        if False not in blank[segment.start : segment.end + 1]:
             continue
-        if chunks and _is_closers(lines, segment.start, segment.end):
-            chunks[-1] = _extend(chunks[-1], lines, segment.end)
+        if chunks and _is_closers(lines, blank, segment.start, segment.end):
+            chunks[-1] = _extend(chunks[-1], lines, blank, segment.end)
             continue
         if segment.owner == _NO_OWNER:
-            for window in _windows(lines, segment.start, segment.end, window_lines):
+            for window in _windows(blank, segment.start, segment.end, window_lines):
                 chunks.append(_chunk(path, language, lines, window, None))
         else:
-            start, end = _trim(lines, segment.start, segment.end)
+            start, end = _trim(blank, segment.start, segment.end)
             for piece in _pieces(start, end, MAX_DEFINITION_LINES):
                 chunks.append(_chunk(path, language, lines, piece, chunkable[segment.owner]))
     return chunks
 
 
-def _line_owners(lines: list[str], chunkable: list[Definition], language: str | None) -> list[int]:
+def _line_owners(lines: list[str], blank: list[bool], chunkable: list[Definition], language: str | None) -> list[int]:
     """For each line, the index of the innermost chunked definition that owns it (or _NO_OWNER)."""
     last = len(lines) - 1
     owners = [_NO_OWNER] * len(lines)
@@ -113,7 +115,12 @@ def _line_owners(lines: list[str], chunkable: list[Definition], language: str | 
         if start > end or start <= absorbed_until:
             continue
         enclosing = owners[start]
-        while start > 0 and owners[start - 1] == enclosing and _is_leading_line(lines[start - 1], prefixes):
+        while (
+            start > 0
+            and owners[start - 1] == enclosing
+            and not blank[start - 1]
+            and _is_leading_line(lines[start - 1], prefixes)
+        ):
             start -= 1
         owners[start : end + 1] = [index] * (end - start + 1)
         if definition.kind in ABSORBING_KINDS:
@@ -123,51 +130,45 @@ def _line_owners(lines: list[str], chunkable: list[Definition], language: str | 
 
 def _is_leading_line(line: str, prefixes: tuple[str, ...]) -> bool:
     stripped = line.lstrip()
-    return bool(stripped) and stripped.startswith(prefixes) and not stripped.startswith("#!")
+    return stripped.startswith(prefixes) and not stripped.startswith("#!")
 
 
 def _segments(owners: list[int]) -> list[_Segment]:
-    segments: list[_Segment] = []
-    start = 0
-    for line in range(1, len(owners) + 1):
-        if line == len(owners) or owners[line] != owners[start]:
-            segments.append(_Segment(owners[start], start, line - 1))
-            start = line
-    return segments
+    """Maximal runs of lines with the same owner."""
+    cuts = [i for i, (a, b) in enumerate(pairwise(owners), 1) if a != b]
+    starts = [0, *cuts]
+    ends = [c - 1 for c in cuts] + [len(owners) - 1]
+    return [_Segment(owners[s], s, e) for s, e in zip(starts, ends, strict=True)]
 
 
-def _is_blank(lines: list[str], start: int, end: int) -> bool:
-    return all(not lines[i].strip() for i in range(start, end + 1))
+def _is_closers(lines: list[str], blank: list[bool], start: int, end: int) -> bool:
+    return all(blank[i] or _CLOSER_LINE.match(lines[i]) for i in range(start, end + 1))
 
 
-def _is_closers(lines: list[str], start: int, end: int) -> bool:
-    return all(not lines[i].strip() or _CLOSER_LINE.match(lines[i]) for i in range(start, end + 1))
-
-
-def _trim(lines: list[str], start: int, end: int) -> tuple[int, int]:
+def _trim(blank: list[bool], start: int, end: int) -> tuple[int, int]:
     """The range without its leading and trailing blank lines (the caller knows it holds a non-blank one)."""
-    while not lines[start].strip():
+    while blank[start]:
         start += 1
-    while not lines[end].strip():
+    while blank[end]:
         end -= 1
     return start, end
 
 
-def _windows(lines: list[str], start: int, end: int, size: int) -> list[tuple[int, int]]:
+def _windows(blank: list[bool], start: int, end: int, size: int) -> list[tuple[int, int]]:
     """Non-blank windows of at most `size` lines over a module-level run, cut at blank lines where possible."""
     windows: list[tuple[int, int]] = []
     while start <= end:
-        while start <= end and not lines[start].strip():
+        while start <= end and blank[start]:
             start += 1
         if start > end:
             break
         stop = min(end, start + size - 1)
         if stop < end:
             soft = start + int(size * WINDOW_SOFT_CUT_FRACTION)
-            blank = next((i for i in range(stop, soft - 1, -1) if not lines[i].strip()), None)
-            if blank is not None and blank > start:
-                stop = blank - 1
-        windows.append(_trim(lines, start, stop))  # starts on a non-blank line, so never blank
+            cut = next((i for i in range(stop, soft - 1, -1) if blank[i]), None)
+            if cut is not None and cut > start:
+                stop = cut - 1
+        windows.append(_trim(blank, start, stop))  # starts on a non-blank line, so never blank
         start = stop + 1
     return windows
 
@@ -201,9 +202,9 @@ def _chunk(
     )
 
 
-def _extend(chunk: Chunk, lines: list[str], end: int) -> Chunk:
+def _extend(chunk: Chunk, lines: list[str], blank: list[bool], end: int) -> Chunk:
     """The chunk grown down to `end` (to take in the closing lines that follow it), trailing blank lines left out."""
-    while end > chunk.end_line and not lines[end].strip():
+    while end > chunk.end_line and blank[end]:
         end -= 1
     text = "\n".join(lines[chunk.start_line : end + 1])
     return Chunk(

@@ -86,6 +86,24 @@ def test_parse_source_without_grammar_is_not_an_error() -> None:
     assert parsed.error is None
 
 
+def test_cpp_header_named_h_falls_back_to_the_cpp_grammar(tmp_path: Path) -> None:
+    header = b"#pragma once\nnamespace geo {\nclass Shape {\n public:\n  virtual double area() const = 0;\n};\n}\n"
+    parsed = parse_source("c", header)
+    assert (parsed.language, parsed.error) == ("cpp", None)
+    analysis = _analyze(tmp_path, "shape.h", header)
+    assert analysis.file.language == "c"
+    assert [(d.kind, d.qualified_name, d.language) for d in analysis.definitions] == [
+        ("module", "geo", "cpp"),
+        ("class", "geo.Shape", "cpp"),
+        ("method", "geo.Shape.area", "cpp"),
+    ]
+
+
+def test_plain_c_header_keeps_the_c_grammar() -> None:
+    parsed = parse_source("c", b"struct point { int x; };\nint add(int a, int b);\n")
+    assert (parsed.language, parsed.error) == ("c", None)
+
+
 def test_file_without_language_gets_windows(tmp_path: Path) -> None:
     text = "\n".join(f"line {i}" for i in range(95)) + "\n"
     analysis = _analyze(tmp_path, "notes.unknownext", text.encode())
