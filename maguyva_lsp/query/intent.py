@@ -44,10 +44,11 @@ _VERBS = (
 )
 
 # Definition keywords: SPEC's explicit four plus "the like". Modifiers such as `pub` or `export` may precede them.
+_FROM_IMPORT_RE = re.compile(rf"^from\s+\.*(?:{_SYMBOL})?\s+import\s+\(?\s*(?P<target>{_SYMBOL})")
 _DEF_KEYWORD_RE = re.compile(
     r"^(?:(?:export|default|pub(?:\([a-z]+\))?|public|private|protected|internal|static|abstract|final|async|unsafe|"
     r"extern|inline|virtual|sealed|open|data|const)\s+)*"
-    r"(?P<kw>(?i:def|class|func|fn|function|interface|type|struct|enum|trait|import|from))\s+"
+    r"(?P<kw>(?i:def|class|func|fn|function|interface|type|struct|enum|trait|import))\s+"
     r"(?:\([^)\n]*\)\s*)?"  # a Go method receiver: `func (s *Server) Start`
     rf"(?P<target>{_SYMBOL})(?P<tail>[^\n]*)$"
 )
@@ -55,10 +56,12 @@ _DEF_KEYWORD_RE = re.compile(
 _DEF_TAIL_RE = re.compile(
     r"\s*(?:$|[(:{<\[=]|->|\b(?:extends|implements|struct|interface|as|for|where|with)\b)",
 )
-_FROM_IMPORT_TAIL_RE = re.compile(rf"\s+import\s+\(?\s*(?P<target>{_SYMBOL})")
 # English words that are also definition keywords: their target must look like code, or carry a signature.
 _AMBIGUOUS_DEF_KEYWORDS = frozenset({"function", "interface", "type", "trait"})
 
+# Each phrase family has a gate: word stems that every one of its patterns needs, so that prose without any of them
+# skips the family's slower patterns.
+_DEF_GATE = ("defin", "declar", "implement", "locat")
 _DEF_PHRASE_RES = (
     re.compile(
         rf"\bwhere(?:\s+is|\s+are|\s+was|'s|’s)?\s+{_TARGET}(?:\s+{_KIND})?\s+(?:defined|declared|implemented|located)\b",
@@ -68,6 +71,7 @@ _DEF_PHRASE_RES = (
 )
 _DEF_SUFFIX_RE = re.compile(rf"^(?P<target>{_SYMBOL})(?:\(\))?\s+(?:definition|declaration)\??$", re.IGNORECASE)
 
+_REF_GATE = ("call", "use", "usage", "refer", "refs", "invo", "import", "instantiat", "subclass", "extend", "inherit")
 _REF_PHRASE_RES = (
     re.compile(
         r"\b(?:who|what|which(?:\s+\w+)?)\s+(?:calls|call|uses|use|invokes|invoke|references|reference|imports|"
@@ -93,6 +97,7 @@ _REF_KEYWORD_RE = re.compile(
     re.IGNORECASE,
 )
 
+_IMPACT_GATE = ("impact", "blast", "ripple", "consequence", "break", "affect", "depend", "rely", "relies")
 _IMPACT_PHRASE_RES = (
     re.compile(
         r"\b(?:impact|blast\s+radius|ripple\s+effects?|consequences)\s+(?:analysis\s+)?(?:of|for|on|from)\s+"
@@ -119,20 +124,29 @@ _IMPACT_KEYWORD_RE = re.compile(
 
 # Pasted code. Quoted strings are masked first so that `find "a = b"` is not code but `log("x")` is.
 _QUOTED_ANY_RE = re.compile(r"\"[^\"\n]*\"|(?<![\w])'[^'\n]*'(?![\w])")
-_CODE_MARKER_RES = (
-    re.compile(r";\s*(?:$|\S)"),  # statement separator
-    re.compile(r"[{}]"),  # blocks
-    re.compile(r"=>|->|::|:="),  # arrows, scopes, walrus
-    re.compile(r"==|!=|<=|>=|&&|\|\|"),  # comparison and logic operators
-    re.compile(r"[\w)\]]\s*(?:[-+*/%|&^]|<<|>>)?=(?![=>])\s*\S"),  # assignment
-    re.compile(r"[\w$]\((?!\s*\))"),  # a call with arguments
-    re.compile(r"\b(?:self|this|cls)\.\w|\w\.\w+\("),  # member access / method call
-    re.compile(r"\w\[[^\]\n]*\]"),  # subscript
-    re.compile(
-        r"(?m)^\s*(?:return|if|elif|else|for|while|try|except|catch|throw|raise|let|const|var|await|yield|assert|"
-        r"switch|case|lambda)\b|^\s*(?:#include|#define|@\w)"
-    ),  # a statement keyword leading a line
-    re.compile(r"(?m)[:{;,]\s*$"),  # a line ending like a block header or a continued statement
+# Each marker with the characters it cannot match without (empty: always tried), to skip it cheaply on prose.
+_CODE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (";", re.compile(r";\s*(?:$|\S)")),  # statement separator
+    ("{}", re.compile(r"[{}]")),  # blocks
+    ("=-:", re.compile(r"=>|->|::|:=")),  # arrows, scopes, walrus
+    ("=&|", re.compile(r"==|!=|<=|>=|&&|\|\|")),  # comparison and logic operators
+    ("=", re.compile(r"[\w)\]]\s*(?:[-+*/%|&^]|<<|>>)?=(?![=>])\s*\S")),  # assignment
+    ("(", re.compile(r"[\w$]\((?!\s*\))")),  # a call with arguments
+    (".", re.compile(r"\b(?:self|this|cls)\.\w|\w\.\w+\(")),  # member access / method call
+    ("[", re.compile(r"\w\[[^\]\n]*\]")),  # subscript
+    (
+        "",
+        re.compile(
+            r"(?m)^\s*(?:return|if|elif|else|for|while|with|try|except|catch|throw|raise|let|const|var|await|yield|"
+            r"assert|switch|case|lambda|def|class|import|from|func|fn|pub|async|export|package)\b|"
+            r"^\s*(?:#include|#define|@\w|>>>\s|(?:#|//|/\*)\s)"
+        ),
+    ),  # a statement keyword, decorator, doctest prompt or comment leading a line
+    (
+        "=",
+        re.compile(r"(?m)^\s*[A-Za-z_$][\w$.]*(?:\s*,\s*[A-Za-z_$][\w$.]*)*\s*(?:[-+*/%|&^]|<<|>>|\*\*|//)?=(?![=>])"),
+    ),  # a line that is an assignment statement (counts beside the assignment itself)
+    (":{;,", re.compile(r"(?m)[:{;,]\s*$")),  # a line ending like a block header or a continued statement
 )
 _INDENTED_LINE_RE = re.compile(r"\n[ \t]+\S")
 # A pasted stack trace is an error to look up, not code to imitate.
@@ -181,7 +195,6 @@ _NOT_TARGETS = STOPWORDS | _KIND_WORDS | frozenset({"it", "them", "these", "thos
 _WORD_RE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
 # Punctuation around a word that is not part of it: "`parseConfig`?", "(parse_config)".
 _WORD_EDGE_CHARS = "`'\"“”‘’()[]{},;:!?."
-_CAMEL_RE = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 _INNER_UPPER_RE = re.compile(r".[A-Z]")
 _DIGIT_AFTER_LETTER_RE = re.compile(r"[A-Za-z][0-9]")
 
@@ -214,17 +227,20 @@ class Rule:
 
 def is_code_shaped(word: str) -> bool:
     """True when a word looks like an identifier rather than an English word: an underscore anywhere (snake_case,
-    SCREAMING_CASE, `__init__`), camelCase or PascalCase with an inner capital, letters followed by digits, or a
-    qualified name (`os.path`, `std::fs`)."""
-    if len(word) < 2 or not SYMBOL_RE.fullmatch(word):
+    SCREAMING_CASE, `__init__`), a capital after the first letter (camelCase, HTTPServer, MAX), letters followed by
+    digits (`utf8`), or a qualified name (`os.path`, `std::fs`)."""
+    if len(word) < 2:
+        return False
+    if word.isascii() and word.isalpha():  # the common case, decided without a regex
+        return not word[1:].islower()
+    if SYMBOL_RE.fullmatch(word) is None:
         return False
     return (
         "_" in word
         or "." in word
-        or "::" in word
-        or bool(_CAMEL_RE.search(word))
-        or bool(_INNER_UPPER_RE.search(word))
-        or bool(_DIGIT_AFTER_LETTER_RE.search(word))
+        or ":" in word
+        or _INNER_UPPER_RE.search(word) is not None
+        or _DIGIT_AFTER_LETTER_RE.search(word) is not None
     )
 
 
@@ -259,16 +275,23 @@ def _loose_target(text: str, whole: str) -> str:
     return _first_code_word(text) or _content_words(text) or whole
 
 
-def _code_marker_count(text: str) -> int:
-    masked = _QUOTED_ANY_RE.sub("_", text)
-    return sum(1 for marker in _CODE_MARKER_RES if marker.search(masked))
+def _code_marker_count(text: str, enough: int) -> int:
+    """How many kinds of code punctuation the text shows, counting no further than `enough`."""
+    masked = _QUOTED_ANY_RE.sub("_", text) if ('"' in text or "'" in text) else text
+    found = 0
+    for needs, marker in _CODE_MARKERS:
+        if (not needs or any(ch in masked for ch in needs)) and marker.search(masked):
+            found += 1
+            if found >= enough:
+                break
+    return found
 
 
 def _match_pasted_lines(text: str) -> RuleMatch | None:
     # The text is stripped, so an inner newline means at least two non-blank lines.
     if "\n" not in text or _STACK_TRACE_RE.search(text):
         return None
-    if _INDENTED_LINE_RE.search(text) or _code_marker_count(text) >= 1:
+    if _INDENTED_LINE_RE.search(text) or _code_marker_count(text, 1) >= 1:
         return RuleMatch(text)
     return None
 
@@ -284,13 +307,13 @@ def _match_stack_trace(text: str) -> RuleMatch | None:
 
 
 def _match_definition_keyword(text: str) -> RuleMatch | None:
+    if text.startswith("from "):  # `from pkg.mod import name`, `from . import name`: the imported name
+        imported = _FROM_IMPORT_RE.match(text)
+        return RuleMatch(imported.group("target")) if imported and "\n" not in text else None
     m = _DEF_KEYWORD_RE.match(text)
     if m is None:
         return None
     keyword, target, tail = m.group("kw").lower(), m.group("target"), m.group("tail")
-    if keyword == "from":
-        imported = _FROM_IMPORT_TAIL_RE.match(tail)
-        return RuleMatch(imported.group("target")) if imported else None
     if not _DEF_TAIL_RE.match(tail):
         return None
     # "type checking" is English, "type Config" and "function parse_args" are code.
@@ -300,12 +323,19 @@ def _match_definition_keyword(text: str) -> RuleMatch | None:
 
 
 def _phrase_matcher(
-    phrases: tuple[re.Pattern[str], ...], suffix: re.Pattern[str], keyword: re.Pattern[str] | None
+    gate: tuple[str, ...],
+    phrases: tuple[re.Pattern[str], ...],
+    suffix: re.Pattern[str],
+    keyword: re.Pattern[str] | None,
 ) -> Callable[[str], RuleMatch | None]:
     """A matcher for a family of phrasings: a phrase naming a symbol, a `symbol <noun>` suffix form (code-shaped
-    symbols only), and optionally a bare keyword that still decides the intent when no symbol follows it."""
+    symbols only), and optionally a bare keyword that still decides the intent when no symbol follows it. `gate` holds
+    the word stems these patterns need: a query with none of them skips the patterns."""
 
     def match(text: str) -> RuleMatch | None:
+        lowered = text.lower()
+        if not any(word in lowered for word in gate):
+            return None  # none of the family's words: skip its slower patterns
         for phrase in phrases:
             m = phrase.search(text)
             if m is None or m.group("target").lower() in _NOT_TARGETS:
@@ -327,7 +357,7 @@ def _phrase_matcher(
 
 
 def _match_one_code_line(text: str) -> RuleMatch | None:
-    if "\n" in text or _code_marker_count(text) < MIN_CODE_MARKERS_ONE_LINE:
+    if "\n" in text or _code_marker_count(text, MIN_CODE_MARKERS_ONE_LINE) < MIN_CODE_MARKERS_ONE_LINE:
         return None
     return RuleMatch(text)
 
@@ -408,6 +438,10 @@ def _match_anything(text: str) -> RuleMatch:
     return RuleMatch(_loose_target(text, text))
 
 
+_match_definition_phrase = _phrase_matcher(_DEF_GATE, _DEF_PHRASE_RES, _DEF_SUFFIX_RE, None)
+_match_references_phrase = _phrase_matcher(_REF_GATE, _REF_PHRASE_RES, _REF_SUFFIX_RE, _REF_KEYWORD_RE)
+_match_impact_phrase = _phrase_matcher(_IMPACT_GATE, _IMPACT_PHRASE_RES, _IMPACT_SUFFIX_RE, _IMPACT_KEYWORD_RE)
+
 _FIND_DEF, _FIND_REFS, _IMPACT = Intent.FIND_DEFINITION, Intent.FIND_REFERENCES, Intent.IMPACT_ANALYSIS
 _EXACT, _UNDERSTAND, _SIMILAR = Intent.EXACT_MATCH, Intent.UNDERSTAND_CODE, Intent.FIND_SIMILAR
 
@@ -418,17 +452,9 @@ RULES: tuple[Rule, ...] = (
     Rule("pasted_code_lines", _SIMILAR, 0.90, 0.90, _match_pasted_lines),
     Rule("stack_trace", _EXACT, 0.90, 0.90, _match_stack_trace),
     Rule("definition_keyword", _FIND_DEF, 0.95, 0.95, _match_definition_keyword),
-    Rule("definition_phrase", _FIND_DEF, 0.90, 0.90, _phrase_matcher(_DEF_PHRASE_RES, _DEF_SUFFIX_RE, None)),
-    Rule(
-        "references_phrase", _FIND_REFS, 0.90, 0.90, _phrase_matcher(_REF_PHRASE_RES, _REF_SUFFIX_RE, _REF_KEYWORD_RE)
-    ),
-    Rule(
-        "impact_phrase",
-        _IMPACT,
-        0.90,
-        0.90,
-        _phrase_matcher(_IMPACT_PHRASE_RES, _IMPACT_SUFFIX_RE, _IMPACT_KEYWORD_RE),
-    ),
+    Rule("definition_phrase", _FIND_DEF, 0.90, 0.90, _match_definition_phrase),
+    Rule("references_phrase", _FIND_REFS, 0.90, 0.90, _match_references_phrase),
+    Rule("impact_phrase", _IMPACT, 0.90, 0.90, _match_impact_phrase),
     Rule("pasted_code_line", _SIMILAR, 0.80, 0.80, _match_one_code_line),
     Rule("literal_phrase", _EXACT, 0.90, 0.90, _match_literal_phrase),
     Rule("quoted_literal", _EXACT, 0.90, 0.90, _match_quoted),

@@ -33,6 +33,8 @@ CASES: list[tuple[str, Intent, float, str, str]] = [
     ("import os.path", DEF, 0.95, "os.path", "definition_keyword"),
     ("import numpy as np", DEF, 0.95, "numpy", "definition_keyword"),
     ("from os.path import join", DEF, 0.95, "join", "definition_keyword"),
+    ("from . import load_tests", DEF, 0.95, "load_tests", "definition_keyword"),
+    ("from .single import run_single_test", DEF, 0.95, "run_single_test", "definition_keyword"),
     ("Class Engine", DEF, 0.95, "Engine", "definition_keyword"),
     # English after an ambiguous keyword is not a definition lookup
     ("type checking", UNDERSTAND, 0.40, "type checking", "fallback"),
@@ -155,6 +157,13 @@ CASES: list[tuple[str, Intent, float, str, str]] = [
     ('logger.info("started")', SIMILAR, 0.80, 'logger.info("started")', "pasted_code_line"),
     ("const x = () => y;", SIMILAR, 0.80, "const x = () => y;", "pasted_code_line"),
     ("return self._cache[key]", SIMILAR, 0.80, "return self._cache[key]", "pasted_code_line"),
+    ('__all__ = ["dom", "sax"]', SIMILAR, 0.80, '__all__ = ["dom", "sax"]', "pasted_code_line"),
+    ("X.init_called += 1", SIMILAR, 0.80, "X.init_called += 1", "pasted_code_line"),
+    ("with check_warnings() as w:", SIMILAR, 0.80, "with check_warnings() as w:", "pasted_code_line"),
+    (">>> type(f())", SIMILAR, 0.80, ">>> type(f())", "pasted_code_line"),
+    ("# a comment block\n# pasted whole", SIMILAR, 0.90, "# a comment block\n# pasted whole", "pasted_code_lines"),
+    ("with statement in contextlib", UNDERSTAND, 0.40, "statement contextlib", "fallback"),
+    ("where is foo defined\nwho calls it", REFS, 0.90, "where is foo defined\nwho calls it", "references_phrase"),
 ]
 
 
