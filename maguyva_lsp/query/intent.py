@@ -24,7 +24,7 @@ MIN_CODE_MARKERS_ONE_LINE = 2
 # --- building blocks -------------------------------------------------------------------------------------------------
 
 _IDENT = r"[A-Za-z_$][\w$]*"
-# A symbol as people write it: `parse`, `Config.load`, `std::fs::read`, optionally marked as a call `parse()`.
+# A symbol as people write it: `parse`, `Config.load`, `std::fs::read`.
 _SYMBOL = rf"{_IDENT}(?:(?:\.|::){_IDENT})*"
 SYMBOL_RE = re.compile(_SYMBOL)
 # Words between a phrase and its symbol that are not the symbol: "who calls the `parse` function".
@@ -192,6 +192,8 @@ _KIND_WORDS = frozenset(
 )
 # Words a phrase may capture where a symbol belongs ("who calls this"): never a target.
 _NOT_TARGETS = STOPWORDS | _KIND_WORDS | frozenset({"it", "them", "these", "those"})
+# What may follow a plain-word target: a scope ("who calls parse in tests").
+_SCOPE_RE = re.compile(r"\s+(?:in|inside|within|from|under|across|outside|throughout)\s", re.IGNORECASE)
 _WORD_RE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*")
 # Punctuation around a word that is not part of it: "`parseConfig`?", "(parse_config)".
 _WORD_EDGE_CHARS = "`'\"“”‘’()[]{},;:!?."
@@ -252,17 +254,13 @@ def _first_code_word(text: str) -> str | None:
 
 
 def _content_words(text: str) -> str:
-    """The words of a question that carry its subject: stopwords, question words and kind words removed."""
+    """The words of a question that carry its subject: single letters, stopwords and question words removed."""
     kept = [
         w
         for w in (m.group(0) for m in _WORD_RE.finditer(text))
         if len(w) > 1 and w.lower() not in STOPWORDS and w.lower() not in _UNDERSTAND_WORDS
     ]
     return " ".join(kept)
-
-
-# What may follow a plain-word target: a scope ("who calls parse in tests").
-_SCOPE_RE = re.compile(r"\s+(?:in|inside|within|from|under|across|outside|throughout)\s", re.IGNORECASE)
 
 
 def _only_filler(text: str) -> bool:

@@ -186,6 +186,12 @@ def test_quick_is_semantic_only(pipeline_of: type[SearchPipeline]) -> None:
     assert (response.fusion_strategy, response.modalities, called(rs)) == ("semantic_only", ("semantic",), ["semantic"])
 
 
+def test_quick_on_an_exact_match_asks_text_because_semantic_has_no_weight(pipeline_of: type[SearchPipeline]) -> None:
+    rs = make()
+    response = pipeline_of(rs).search('"connection refused"', preset="quick")
+    assert (response.fusion_strategy, response.modalities, called(rs)) == ("direct", ("text",), ["text"])
+
+
 @pytest.mark.parametrize("preset", ["quick", "standard", "thorough"])
 @pytest.mark.parametrize("query", ['"ECONNREFUSED"', "grep foo", "segfault in the parser"])
 def test_zero_weight_modalities_are_never_invoked(pipeline_of: type[SearchPipeline], preset: str, query: str) -> None:
