@@ -6,6 +6,8 @@ import hashlib
 import random
 from pathlib import Path
 
+import pytest
+
 from maguyva_lsp.model import FileAnalysis, PathClass, SourceFile
 from maguyva_lsp.parse.analyze import MAX_ERROR_FRACTION, analyze_file, error_fraction, is_binary, parse_source
 from maguyva_lsp.parse.languages import language_for_path, parser_for
@@ -74,10 +76,45 @@ def test_a_local_syntax_error_keeps_the_tree(tmp_path: Path) -> None:
     source = (SAMPLES / "sample.py").read_bytes().replace(b"def load(self", b"def load((((self", 1)
     tree = parser_for("python").parse(source)  # type: ignore[union-attr]
     assert tree.root_node.has_error
-    assert 0 < error_fraction("python", tree.root_node, len(source)) < MAX_ERROR_FRACTION
+    assert 0 < error_fraction(tree.root_node, len(source)) < MAX_ERROR_FRACTION
     analysis = _analyze(tmp_path, "broken.py", source)
     assert analysis.parse_error is None
     assert "parse" in {d.name for d in analysis.definitions}
+
+
+def test_preprocessor_split_braces_keep_the_tree(tmp_path: Path) -> None:
+    """tree-sitter wraps this whole file in one ERROR node, yet the functions under it are sound and kept."""
+    source = (
+        b"#ifndef S_H\n#define S_H\nstruct point { int x; int y; };\n#ifdef WIDE\nint scale(int a) {\n#else\n"
+        b"int scale(int a, int b) {\n#endif\n  return a;\n}\n"
+        b"int area(int width, int height) { return width * height; }\n"
+        b"#endif\n"
+    )
+    tree = parser_for("c").parse(source)  # type: ignore[union-attr]
+    assert [c.type for c in tree.root_node.children] == ["ERROR"]
+    assert error_fraction(tree.root_node, len(source)) < MAX_ERROR_FRACTION
+    analysis = _analyze(tmp_path, "split.c", source)
+    assert analysis.parse_error is None
+    assert {"area", "point"} <= {d.name for d in analysis.definitions}
+
+
+PROSE = b"""Maguyva is a code search tool for editors.
+You bring the question; it brings the tools.
+Install it with pip, then open a folder in your editor and wait for the first index to finish.
+Searching while indexing works, but results are partial until the progress bar is gone.
+The index lives on disk, so the next start is warm: unchanged files are not read again.
+Binary and huge files are skipped, and so is anything your ignore files leave out.
+Questions about meaning go to the embeddings; exact strings go to the trigram index.
+When a question is ambiguous, several engines answer and their lists are fused.
+"""
+
+
+@pytest.mark.parametrize("name", ["README.c", "README.go", "README.rs", "README.py"])
+def test_prose_is_not_code(tmp_path: Path, name: str) -> None:
+    analysis = _analyze(tmp_path, name, PROSE)
+    assert analysis.parse_error is not None
+    assert analysis.definitions == ()
+    assert _covered_lines(analysis) == _non_blank_lines(analysis.text)
 
 
 def test_parse_source_without_grammar_is_not_an_error() -> None:
