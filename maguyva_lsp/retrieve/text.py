@@ -1,0 +1,205 @@
+"""The text retriever: a trigram index for literals, regular expressions and whole identifiers (line-precise, never
+losing a match that grep would find), and BM25 over chunks for natural-language queries.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from maguyva_lsp.index.bm25 import Bm25Index, best_line
+from maguyva_lsp.index.text_match import Deadline, IdentifierMatcher, LiteralMatcher, Matcher, RegexMatcher
+from maguyva_lsp.index.text_regex import plan_regex
+from maguyva_lsp.index.text_results import TextMatches, run_matcher, scan_order
+from maguyva_lsp.index.trigram import TRIGRAM_LEN, TrigramIndex, TrigramQuery, all_of, string_trigrams, utf8
+from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus, Span
+from maguyva_lsp.retrieve.base import RetrieverError
+from maguyva_lsp.tokens import is_identifier
+
+# A literal or a pattern longer than this is refused: nobody searches a 100 KB literal, and a pattern that long costs
+# seconds to compile and analyse. (Natural-language queries are cut to bm25.MAX_QUERY_CHARS instead.)
+MAX_PATTERN_CHARS = 8192
+# Wall-clock budget for verifying one exact search; past it the results are cut and say so.
+VERIFY_TIME_BUDGET_S = 2.0
+# How much text a search that the index cannot narrow reads at most (a literal under 3 bytes, a regex without a
+# required literal): all of a large workspace for a literal (str.find runs at GB/s), less for a regex.
+LITERAL_SCAN_MAX_CHARS = 256 * 1024 * 1024
+REGEX_SCAN_MAX_CHARS = 64 * 1024 * 1024
+DEFAULT_LIMIT = 20
+
+# Intents whose identifier target is searched as a whole word (definitions first) rather than by BM25.
+IDENTIFIER_INTENTS: frozenset[Intent] = frozenset(
+    {Intent.FIND_DEFINITION, Intent.FIND_REFERENCES, Intent.IMPACT_ANALYSIS}
+)
+
+_NO_MATCHES = TextMatches(hits=(), files_matched=0, total_matches=0, candidates=0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    """Everything a search reads, swapped in one assignment so that a reader sees the old or the new state."""
+
+    trigrams: TrigramIndex = field(default_factory=TrigramIndex)
+    bm25: Bm25Index = field(default_factory=Bm25Index)
+    applied: bool = False
+
+
+def _check_length(kind: str, text: str) -> None:
+    if len(text) > MAX_PATTERN_CHARS:
+        raise RetrieverError(
+            f"{kind} of {len(text):,} characters is too long for text search (at most {MAX_PATTERN_CHARS:,})"
+        )
+
+
+class TextRetriever:
+    """The `text` modality. `search` routes by intent:
+
+    - a regex query (`query.regex`): the pattern, matched per line;
+    - exact_match or a quoted literal: the literal target;
+    - find_definition / find_references / impact_analysis with an identifier target: that identifier as a whole
+      word, definition-looking lines first (BM25 when it occurs nowhere);
+    - anything else: BM25 over the query, each hit at its chunk's best line.
+
+    Partial results while the workspace is still being indexed are the engine's to report, not this retriever's.
+    """
+
+    def __init__(self) -> None:
+        self._state = _Snapshot()
+        self._writer = threading.Lock()
+
+    @property
+    def name(self) -> Modality:
+        return "text"
+
+    @property
+    def document_count(self) -> int:
+        return self._state.trigrams.document_count
+
+    @property
+    def chunk_count(self) -> int:
+        return self._state.bm25.chunk_count
+
+    @property
+    def memory_bytes(self) -> int:
+        """Bytes held by the index structures (texts and chunks are shared with the analyses, not counted)."""
+        state = self._state
+        return state.trigrams.nbytes + state.bm25.nbytes
+
+    def status(self) -> RetrieverStatus:
+        if not self._state.applied:
+            return RetrieverStatus(available=False, reason="no files indexed yet")
+        return RetrieverStatus(available=True)
+
+    def apply(self, batch: ChangeBatch) -> None:
+        with self._writer:
+            state = self._state
+            self._state = _Snapshot(
+                state.trigrams.with_changes(batch.updated, batch.removed),
+                state.bm25.with_changes(batch.updated, batch.removed),
+                applied=True,
+            )
+
+    def search(self, query: RetrievalQuery, limit: int) -> list[Hit]:
+        if limit <= 0:
+            return []
+        classification = query.classification
+        exact = classification.intent is Intent.EXACT_MATCH or classification.literal
+        if query.regex:
+            pattern = query.target if exact else query.text
+            result = self.find_regex(pattern, case_sensitive=query.case_sensitive, limit=limit)
+        elif exact:
+            result = self.find_literal(query.target, case_sensitive=query.case_sensitive, limit=limit)
+        elif classification.intent in IDENTIFIER_INTENTS and is_identifier(query.target):
+            result = self.find_identifier(query.target, limit=limit)
+            if not result.hits and result.complete:
+                return self.find_text(query.text, limit=limit)
+        else:
+            return self.find_text(query.text, limit=limit)
+        if not result.complete and not result.hits:
+            raise RetrieverError(f"no match found, but the search was cut short: {result.note}")
+        if result.note:
+            for hit in result.hits:
+                hit.detail["note"] = result.note
+        return list(result.hits)
+
+    def find_literal(self, text: str, *, case_sensitive: bool = True, limit: int = DEFAULT_LIMIT) -> TextMatches:
+        """Every occurrence of a literal string (it may span lines), ranked as text_results describes."""
+        _check_length("a literal", text)
+        if not text or limit <= 0:
+            return _NO_MATCHES
+        ignore_case = not case_sensitive
+        query = all_of(string_trigrams(text, ignore_case=ignore_case))
+        reason = ""
+        if len(utf8(text)) < TRIGRAM_LEN:
+            reason = f": a literal under {TRIGRAM_LEN} bytes has no trigram to narrow with"
+        elif query.is_all:
+            reason = ": the literal has no ASCII run of 3 characters to narrow a case-insensitive search with"
+        matcher = LiteralMatcher(text, case_sensitive)
+        return self._run(
+            query, matcher, ignore_case=ignore_case, limit=limit, scan_cap=LITERAL_SCAN_MAX_CHARS, reason=reason
+        )
+
+    def find_regex(self, pattern: str, *, case_sensitive: bool = True, limit: int = DEFAULT_LIMIT) -> TextMatches:
+        """Matches of a Python regular expression, line by line (`^`/`$` are line ends; a match never spans lines).
+
+        RetrieverError for an invalid pattern (the message names the position) or one prone to exponential time.
+        """
+        _check_length("a regular expression", pattern)
+        if not pattern or limit <= 0:
+            return _NO_MATCHES
+        plan = plan_regex(pattern, case_sensitive=case_sensitive)
+        reason = ": the pattern has no literal of 3 characters that every match must contain"
+        return self._run(
+            plan.query,
+            RegexMatcher(plan),
+            ignore_case=plan.ignore_case,
+            limit=limit,
+            scan_cap=REGEX_SCAN_MAX_CHARS,
+            reason=reason,
+        )
+
+    def find_identifier(self, name: str, *, limit: int = DEFAULT_LIMIT) -> TextMatches:
+        """Whole-word, case-sensitive occurrences of an identifier, definition-looking lines first."""
+        _check_length("an identifier", name)
+        if not name or limit <= 0:
+            return _NO_MATCHES
+        query = all_of(string_trigrams(name, ignore_case=False))
+        reason = f": a name under {TRIGRAM_LEN} bytes has no trigram to narrow with"
+        return self._run(
+            query,
+            IdentifierMatcher(name),
+            ignore_case=False,
+            limit=limit,
+            scan_cap=LITERAL_SCAN_MAX_CHARS,
+            reason=reason,
+        )
+
+    def find_text(self, text: str, *, limit: int = DEFAULT_LIMIT) -> list[Hit]:
+        """BM25 over chunks, each hit at the chunk's best-matching line."""
+        hits: list[Hit] = []
+        for scored in self._state.bm25.search(text, limit):
+            line, start_col, end_col, line_text = best_line(scored)
+            chunk = scored.chunk
+            hits.append(
+                Hit(
+                    path=chunk.path,
+                    span=Span(line, start_col, line, end_col),
+                    score=scored.score,
+                    symbol=chunk.symbol,
+                    kind=chunk.kind,
+                    snippet=line_text,
+                    detail={"match": "bm25", "chunk": chunk.chunk_id, "terms": sorted(scored.term_idf)},
+                )
+            )
+        return hits
+
+    def _run(
+        self, query: TrigramQuery, matcher: Matcher, *, ignore_case: bool, limit: int, scan_cap: int, reason: str
+    ) -> TextMatches:
+        index = self._state.trigrams
+        ids = index.candidates(query, ignore_case=ignore_case)
+        deadline = Deadline(VERIFY_TIME_BUDGET_S)
+        if ids is None:
+            docs = scan_order(index.docs.values())
+            return run_matcher(docs, matcher, limit, deadline, max_chars=scan_cap, scan_reason=reason)
+        return run_matcher([index.docs[i] for i in ids.tolist()], matcher, limit, deadline)
