@@ -1,7 +1,7 @@
 """Split a file into retrieval chunks along its definitions: one per function/method/class, line windows elsewhere.
 
 Chunks never overlap and cover every non-blank line. A class chunk holds the class's own lines (header, docstring,
-attributes), not its methods, which are chunks of their own; a function keeps everything nested in it.
+attributes, one-line members), not its methods, which are chunks of their own; a function keeps everything nested in it.
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ CONTENT_HASH_BYTES = 16  # blake2b-128
 CHUNK_KINDS: frozenset[str] = frozenset(
     {"function", "method", "class", "interface", "struct", "enum", "trait", "impl", "module"}
 )
+# A member shorter than this (a one-line signature, accessor or declaration) stays in its container's chunk, where it
+# reads in context, instead of making a chunk of its own.
+MIN_MEMBER_CHUNK_LINES = 2
 # Kinds whose nested definitions stay inside their chunk: a closure belongs to its function, and an interface is a
 # contract of mostly one-line signatures best read whole.
 ABSORBING_KINDS: frozenset[str] = frozenset({"function", "method", "interface"})
@@ -115,6 +118,8 @@ def _line_owners(lines: list[str], blank: list[bool], chunkable: list[Definition
         if start > end or start <= absorbed_until:
             continue
         enclosing = owners[start]
+        if enclosing != _NO_OWNER and end - start + 1 < MIN_MEMBER_CHUNK_LINES:
+            continue
         while (
             start > 0
             and owners[start - 1] == enclosing

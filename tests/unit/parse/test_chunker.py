@@ -166,3 +166,14 @@ def test_definitions_out_of_range_do_not_break_chunking() -> None:
     ]
     chunks = chunk_file("x.py", "python", text, odd)
     assert [(c.start_line, c.end_line) for c in chunks] == [(0, 1)]
+
+
+def test_one_line_members_stay_in_their_class_chunk(tmp_path: Path) -> None:
+    text = (SAMPLES / "sample.cpp").read_text(encoding="utf-8")
+    chunks = _chunks(tmp_path, "sample.cpp", text)
+    shape = next(c for c in chunks if c.symbol == "Shape")
+    assert (shape.start_line, shape.end_line, shape.kind) == (6, 11, "class")
+    assert "virtual double area() const = 0;" in shape.text
+    assert not any(c.parent == "geo.Shape" and c.symbol in ("name", "area", "~Shape") for c in chunks)
+    area = [c for c in chunks if c.symbol == "area"]  # the out-of-class definition is a chunk of its own
+    assert [(c.parent, c.start_line) for c in area] == [("geo.Circle", 18)]
