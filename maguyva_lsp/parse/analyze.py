@@ -23,9 +23,10 @@ log = logging.getLogger(__name__)
 BINARY_SNIFF_BYTES = 8 * 1024
 # tree-sitter recovers from local errors, so a few ERROR nodes leave a useful tree; when more than this share of the
 # file's bytes sits in ERROR nodes outside sound subtrees (wrong grammar, prose, garbage), its definitions are noise.
-# Measured: C headers and sources with preprocessor-split braces 0.0-0.5; English prose as C/Java/C# 0.8-1.0.
+# Measured: C sources and headers with preprocessor-split braces or unclosed guards 0.0-0.5; English prose 0.8-1.0
+# as C, C++, C#, Go, Rust, Python or JS (the Java, Ruby and Kotlin grammars accept much of it).
 MAX_ERROR_FRACTION = 0.6
-# An error-free subtree this large inside an ERROR node is taken for real code (random bytes rarely build one).
+# An error-free subtree this large inside an ERROR node is taken for real code (prose seldom builds one).
 MIN_SOUND_SUBTREE_BYTES = 32
 CONTENT_HASH_BYTES = 16  # blake2b-128
 # A grammar to try when the file's own leaves errors: `.h` maps to C, yet many headers are C++.

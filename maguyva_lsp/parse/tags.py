@@ -89,9 +89,8 @@ _WRAPPERS["tsx"] = _WRAPPERS["typescript"]
 # Named children a wrapper may hold beside the definition and still count as wrapping only it.
 _WRAPPER_ACCESSORIES = frozenset({"comment", "decorator", "line_comment", "block_comment", "template_parameter_list"})
 
-# Where a definition's body starts when the grammar has no `body` field (Kotlin) or keeps it on a value (JS consts).
-_BODY_FIELDS = ("body",)
-_VALUE_FIELDS = ("value",)
+# A definition's body: its `body` field, its value's (`const f = () => {...}`), or for grammars without fields
+# (Kotlin) its last child of one of these types.
 _BODY_TYPES = frozenset(
     {"class_body", "function_body", "enum_class_body", "block", "compound_statement", "declaration_list"}
 )
@@ -112,7 +111,7 @@ SUPPORTED_TAG_LANGUAGES: frozenset[str] = _available_languages()
 
 @dataclass(frozen=True, slots=True)
 class _TagQuery:
-    """A compiled tag query and what each of its patterns captures (immutable, shared by all threads)."""
+    """A grammar's compiled tag query and its wrapper node types (immutable, shared by all threads)."""
 
     query: Query
     wrappers: dict[str, bool]
@@ -291,20 +290,13 @@ def _signature(raw: _Raw, source: bytes) -> str:
 
 
 def _body(node: Node) -> Node | None:
-    for field in _BODY_FIELDS:
-        body = node.child_by_field_name(field)
-        if body is not None:
-            return body
-    for field in _VALUE_FIELDS:
-        value = node.child_by_field_name(field)
-        if value is not None:
-            body = value.child_by_field_name("body")
-            if body is not None:
-                return body
-    for child in reversed(node.named_children):
-        if child.type in _BODY_TYPES:
-            return child
-    return None
+    body = node.child_by_field_name("body")
+    if body is not None:
+        return body
+    value = node.child_by_field_name("value")
+    if value is not None and (body := value.child_by_field_name("body")) is not None:
+        return body
+    return next((c for c in reversed(node.named_children) if c.type in _BODY_TYPES), None)
 
 
 def _text(source: bytes, start: int, end: int) -> str:

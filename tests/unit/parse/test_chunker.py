@@ -177,3 +177,9 @@ def test_one_line_members_stay_in_their_class_chunk(tmp_path: Path) -> None:
     assert not any(c.parent == "geo.Shape" and c.symbol in ("name", "area", "~Shape") for c in chunks)
     area = [c for c in chunks if c.symbol == "area"]  # the out-of-class definition is a chunk of its own
     assert [(c.parent, c.start_line) for c in area] == [("geo.Circle", 18)]
+
+
+def test_comment_after_the_last_definition_is_not_glued_to_it(tmp_path: Path) -> None:
+    text = "class A {\n  m() {\n    return 1;\n  }\n}\n\n// The end of the module.\n// Nothing follows.\n"
+    chunks = _chunks(tmp_path, "tail.js", text)
+    assert [(c.start_line, c.end_line, c.symbol) for c in chunks] == [(0, 0, "A"), (1, 4, "m"), (6, 7, None)]
