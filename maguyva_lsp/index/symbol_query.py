@@ -4,7 +4,9 @@ whether a definition fits its qualifier; plus the Unicode-aware sub-word splitti
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from maguyva_lsp.model import Definition
@@ -17,17 +19,26 @@ _DOTTED_RE = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)*|\$[\w$]*(?:\.[^\W\d]
 _WORD_RE = re.compile(r"[\w$]+")
 # File stems that stand for their folder as a module: Python packages, JS/TS folders, Rust modules.
 PACKAGE_FILE_STEMS: frozenset[str] = frozenset({"__init__", "index", "mod"})
+WORD_CACHE_SIZE = 1 << 16  # words recur across signatures (`self`, `name`, `value`): split each once
+PATH_CACHE_SIZE = 8192  # module names of recently seen paths: qualified queries test many candidates per path
+
+
+@lru_cache(maxsize=WORD_CACHE_SIZE)
+def _word_parts(word: str) -> tuple[str, ...]:
+    parts = split_identifier(word) if word.isascii() else [word.lower()]
+    return tuple(sys.intern(p) for p in parts)
 
 
 def subwords_of(text: str, *, min_length: int = 1) -> list[str]:
-    """Lower-case sub-words of every word of a text (`parseConfig` → parse, config); a non-ASCII word stays whole."""
+    """Lower-case sub-words of every word of a text (`parseConfig` → parse, config); a non-ASCII word stays whole.
+    Interned: an index holds each distinct sub-word once, however many definitions share it."""
     out: list[str] = []
     for word in _WORD_RE.findall(text):
-        parts = split_identifier(word) if word.isascii() else [word.lower()]
-        out.extend(p for p in parts if len(p) >= min_length)
+        out.extend(p for p in _word_parts(word) if len(p) >= min_length)
     return out
 
 
+@lru_cache(maxsize=PATH_CACHE_SIZE)
 def module_of(path: str) -> str:
     """The dotted module a file stands for: `pkg/mod.py` → `pkg.mod`, `pkg/__init__.py` → `pkg`."""
     pure = PurePosixPath(path)
@@ -35,6 +46,7 @@ def module_of(path: str) -> str:
     return ".".join(p for p in parts if p not in ("", "."))
 
 
+@lru_cache(maxsize=PATH_CACHE_SIZE)
 def package_of(path: str) -> str:
     """The dotted folder of a file (a Go package, a Java package's tail)."""
     return ".".join(p for p in PurePosixPath(path).parent.parts if p not in ("", "."))
@@ -58,17 +70,19 @@ class SymbolQuery:
         return _DOTTED_RE.fullmatch(self.name) is not None
 
     def qualifier_fits(self, d: Definition, *, case_sensitive: bool) -> bool:
-        """True when the definition lies in the scope the query names (the names themselves are not compared
-        here beyond the qualified tail)."""
+        """True when the definition lies in the scope the query names: its qualified name ends with the query's
+        dotted tail, or the tail ends with its qualified name and what is left ends its module or package."""
         fold = (lambda s: s) if case_sensitive else str.lower
         tail = fold(f"{self.qualifier}.{self.name}" if self.qualifier else self.name)
         if self.path and not _path_fits(fold(d.path), fold(self.path)):
             return False
         qualified = fold(d.qualified_name)
-        if self.path:  # the path already pins the file: the rest need only end the qualified name
-            return _ends_dotted(qualified, tail)
-        scopes = (qualified, f"{fold(module_of(d.path))}.{qualified}", f"{fold(package_of(d.path))}.{qualified}")
-        return any(_ends_dotted(scope, tail) for scope in scopes)
+        if _ends_dotted(qualified, tail):
+            return True
+        if self.path or not tail.endswith("." + qualified):
+            return False  # a path pins the file: the rest must end the qualified name itself
+        rest = tail[: -len(qualified) - 1]
+        return any(_ends_dotted(fold(scope), rest) for scope in (module_of(d.path), package_of(d.path)))
 
 
 def _ends_dotted(scope: str, tail: str) -> bool:

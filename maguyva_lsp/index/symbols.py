@@ -7,15 +7,16 @@ Ranking: a match-type score from the table below, then the tie-breaks of `symbol
 from __future__ import annotations
 
 import heapq
-import math
-import re
+import itertools
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from maguyva_lsp.index.fuzzy import FuzzyNames
 from maguyva_lsp.index.postings import Postings, intersect, prefix_range
-from maguyva_lsp.index.symbol_entry import Entry, compact_name, make_entry
-from maguyva_lsp.index.symbol_query import parse_symbol_query, subwords_of
+from maguyva_lsp.index.symbol_entry import Entry, IndexKeys, compact_name, index_keys, make_entry
+from maguyva_lsp.index.symbol_query import SymbolQuery, parse_symbol_query, subwords_of
+from maguyva_lsp.index.symbol_terms import TermFields, term_scores, top_ids
 from maguyva_lsp.model import Definition, PathClass
 
 # Match-type scores: a higher tier always outranks a lower one, because the length penalty below (applied to the
@@ -28,7 +29,7 @@ SEPARATOR_PREFIX = 60.0  # ... once separators are dropped: `parseconf` → `par
 SUBWORD = 50.0  # every query sub-word is a sub-word of the name: `configParse` → `parse_config_file`
 SUBWORD_PREFIX = 40.0  # every query sub-word begins a sub-word of the name: `parsConf` → `parse_config`
 SUBWORD_QUALIFIED = 30.0  # ... of the qualified name, one in the name itself: `parseConfig` → `ConfigParser.parse`
-FUZZY = 20.0  # the query's letters in order, a bounded last resort: `pcfg` → `parse_config`
+FUZZY = 20.0  # the first letter, then the others in order, a bounded last resort: `pcfg` → `parse_config`
 MATCH_SCORES: dict[str, float] = {
     "exact": EXACT,
     "case_insensitive": CASE_INSENSITIVE,
@@ -49,19 +50,14 @@ LENGTH_PENALTY_CAP = 4.0
 QUALIFIER_MISS_FACTOR = 0.5
 
 # Bounds that keep one query cheap whatever the workspace size (type-ahead runs on every keystroke).
-PREFIX_SCAN_KEYS = 2000  # separator-free names examined for a prefix (the shortest ones when more match)
+# Prefix candidates are taken shortest name first, whole lengths at a time, until this many times `limit` are in:
+# longer names of the same sub-tier only score lower. (A longer case-sensitive prefix could still outrank a shorter
+# separator-only prefix already taken; the oversampling leaves room for that.)
+PREFIX_OVERSAMPLE = 2
 SUBWORD_PREFIX_TERMS = 64  # sub-words one query sub-word may expand to as a prefix
 FUZZY_MIN_CHARS = 2  # shorter queries match too much to be worth a fuzzy scan
+FUZZY_BELOW = 5  # the fuzzy scan runs only when the tiers above found fewer results than this: a last resort
 FUZZY_MAX_KEYS = 200  # names taken from the fuzzy scan
-# Term search (natural-language queries): how much a query word counts when found in each field of a definition.
-NAME_FIELD_WEIGHT = 1.0
-PARENT_FIELD_WEIGHT = 0.6
-SIGNATURE_FIELD_WEIGHT = 0.3
-STEM_MATCH_FACTOR = 0.7  # a word found only through its stem (`parsing` → `parser`) counts this much
-STEM_MIN_CHARS = 4  # a stem shorter than this matches too many unrelated words
-STEM_MAX_EXTRA_CHARS = 4  # a stem variant may be at most this much longer than the stem
-STEM_MAX_TERMS = 16  # variants looked up per query word
-_STEM_SUFFIXES: tuple[str, ...] = ("ations", "ation", "ings", "ing", "ers", "er", "ions", "ion", "ed", "es", "s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,37 +69,29 @@ class SymbolMatch:
     match: str  # a key of MATCH_SCORES, "qualified", or "terms" for a term search
 
 
-def _length_penalty(name: str, query: str) -> float:
-    return min(LENGTH_PENALTY * max(len(name) - len(query), 0), LENGTH_PENALTY_CAP)
-
-
-def _stem(word: str) -> str:
-    """The word without its longest common English suffix, if what remains is long enough to mean something."""
-    for suffix in _STEM_SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= STEM_MIN_CHARS:
-            return word[: -len(suffix)]
-    return word
+def _length_penalty(name_len: int, query_len: int) -> float:
+    return min(LENGTH_PENALTY * max(name_len - query_len, 0), LENGTH_PENALTY_CAP)
 
 
 class SymbolTable:
     """All definitions, replaced and removed per path; searches may run in several threads alongside one writer.
 
     Readers and the writer share one lock, held only while ids are collected or indexes mutated (never while
-    ranking). Under the GIL, readers gain nothing from running their dictionary lookups at the same time.
+    ranking). Under the GIL, readers would gain nothing from running their dictionary lookups at the same time.
+    Names are filed under their separator-free lower-case form only: exact and case-insensitive matches are the
+    members of that (small) group whose name is equal as typed or ignoring case.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._entries: dict[int, Entry] = {}
         self._by_path: dict[str, list[int]] = {}
-        self._path_class: dict[str, PathClass] = {}
-        self._by_name = Postings()
-        self._by_lower = Postings()
-        self._by_compact = Postings()
+        self._by_compact = Postings(by_length=True)
+        self._fuzzy = FuzzyNames()
         self._name_sub = Postings()
         self._parent_sub = Postings()
         self._sig_sub = Postings()
-        self._fuzzy_blob: str | None = None  # "\n".join(compact keys), rebuilt lazily after a change
+        self._term_fields = TermFields(self._name_sub, self._parent_sub, self._sig_sub)
         self._next_id = 0
 
     # ---- writing -------------------------------------------------------------------------------------------
@@ -124,55 +112,49 @@ class SymbolTable:
 
         Raises ValueError, before changing anything, when a definition's path is not the path it is filed under.
         """
-        prepared: list[tuple[str, PathClass, list[Entry]]] = []
+        prepared: list[tuple[str, list[tuple[Entry, IndexKeys]]]] = []
         for path, definitions, path_class in updated:
             wrong = next((d for d in definitions if d.path != path), None)
             if wrong is not None:
                 raise ValueError(f"definition {wrong.name!r} has path {wrong.path!r}, filed under {path!r}")
-            entries = [make_entry(d, path_class) for d in definitions]
-            entries.sort(key=lambda e: (e.definition.span.start_line, e.definition.span.start_col, e.rank))
-            prepared.append((path, path_class, entries))
+            pairs = []
+            for d in definitions:
+                keys = index_keys(d)
+                pairs.append((make_entry(d, path_class, keys), keys))
+            pairs.sort(key=lambda p: (p[0].definition.span.start_line, p[0].definition.span.start_col, p[0].rank))
+            prepared.append((path, pairs))
         with self._lock:
             for path in removed:
                 self._drop_path(path)
-                self._path_class.pop(path, None)
-            for path, path_class, entries in prepared:
+            for path, pairs in prepared:
                 self._drop_path(path)
-                self._path_class[path] = path_class
-                self._by_path[path] = [self._add(entry) for entry in entries]
-            for postings in self._all_postings():
+                self._by_path[path] = [self._add(entry, keys) for entry, keys in pairs]
+            self._fuzzy.changed(self._by_compact.settle(), self._by_compact.sets)
+            for postings in (self._name_sub, self._parent_sub, self._sig_sub):
                 postings.settle()
-            self._fuzzy_blob = None
 
-    def _all_postings(self) -> tuple[Postings, ...]:
-        return (self._by_name, self._by_lower, self._by_compact, self._name_sub, self._parent_sub, self._sig_sub)
-
-    def _add(self, entry: Entry) -> int:
+    def _add(self, entry: Entry, keys: IndexKeys) -> int:
         eid = self._next_id
         self._next_id += 1
         self._entries[eid] = entry
-        self._by_name.add(entry.definition.name, eid)
-        self._by_lower.add(entry.lower, eid)
-        self._by_compact.add(entry.compact, eid)
-        for word in entry.name_subwords:
+        self._by_compact.add(keys.compact, eid)
+        for word in keys.name_subwords:
             self._name_sub.add(word, eid)
-        for word in entry.parent_subwords:
+        for word in keys.parent_subwords:
             self._parent_sub.add(word, eid)
-        for word in entry.signature_subwords:
+        for word in keys.signature_subwords:
             self._sig_sub.add(word, eid)
         return eid
 
     def _drop_path(self, path: str) -> None:
         for eid in self._by_path.pop(path, ()):
-            entry = self._entries.pop(eid)
-            self._by_name.discard(entry.definition.name, eid)
-            self._by_lower.discard(entry.lower, eid)
-            self._by_compact.discard(entry.compact, eid)
-            for word in entry.name_subwords:
+            keys = index_keys(self._entries.pop(eid).definition)  # the same keys it was filed under
+            self._by_compact.discard(keys.compact, eid)
+            for word in keys.name_subwords:
                 self._name_sub.discard(word, eid)
-            for word in entry.parent_subwords:
+            for word in keys.parent_subwords:
                 self._parent_sub.discard(word, eid)
-            for word in entry.signature_subwords:
+            for word in keys.signature_subwords:
                 self._sig_sub.discard(word, eid)
 
     # ---- per-file questions ----------------------------------------------------------------------------------
@@ -202,7 +184,7 @@ class SymbolTable:
             return {
                 "files": len(self._by_path),
                 "definitions": len(self._entries),
-                "names": len(self._by_name.sets),
+                "names": len(self._by_compact.sets),
                 "subwords": len(self._name_sub.sets),
             }
 
@@ -214,8 +196,8 @@ class SymbolTable:
         if query is None:
             return []
         with self._lock:
-            ids = set(self._by_name.get(query.name))
-            entries = [self._entries[eid] for eid in ids]
+            group = [self._entries[eid] for eid in self._by_compact.get(compact_name(query.name))]
+        entries = [e for e in group if e.definition.name == query.name]
         if query.qualified:
             entries = [e for e in entries if query.qualifier_fits(e.definition, case_sensitive=True)]
         return [e.definition for e in sorted(entries, key=lambda e: e.rank)]
@@ -231,19 +213,29 @@ class SymbolTable:
             return []
         with self._lock:
             found = self._collect(query.name, limit)
-            qualified: dict[int, tuple[float, str]] = {}
             if query.qualified:
-                for eid in self._by_lower.get(query.name.lower()):
+                qualified: dict[int, tuple[float, str]] = {}
+                for eid in self._qualified_candidates(query):
                     d = self._entries[eid].definition
-                    if query.qualifier_fits(d, case_sensitive=True) and d.name == query.name:
+                    if d.name == query.name and query.qualifier_fits(d, case_sensitive=True):
                         qualified[eid] = (EXACT, "qualified")
-                    elif query.qualifier_fits(d, case_sensitive=False):
+                    elif d.name.lower() == query.name.lower() and query.qualifier_fits(d, case_sensitive=False):
                         qualified[eid] = (CASE_INSENSITIVE, "qualified")
-            scored = [(s, m, self._entries[eid]) for eid, (s, m) in qualified.items()]
-            scale = QUALIFIER_MISS_FACTOR if query.qualified else 1.0
-            scored += [(s * scale, m, self._entries[eid]) for eid, (s, m) in found.items() if eid not in qualified]
-        best = heapq.nsmallest(limit, scored, key=lambda t: (-t[0], t[2].rank))
-        return [SymbolMatch(e.definition, round(s, 4), m) for s, m, e in best]
+                found = {eid: (s * QUALIFIER_MISS_FACTOR, m) for eid, (s, m) in found.items()} | qualified
+            scored = [(-s, (e := self._entries[eid]).rank, eid, m, e.definition) for eid, (s, m) in found.items()]
+        best = heapq.nsmallest(limit, scored)  # the unique id ends every comparison before the definition
+        return [SymbolMatch(d, round(-s, 4), m) for s, _, _, m, d in best]
+
+    def _qualified_candidates(self, query: SymbolQuery) -> Iterable[int]:
+        """Definitions of the query's name that may lie in its scope: module-level ones (their module or package
+        is checked next), and members whose parent has the sub-words of the qualifier's last part (a `Foo.bar`
+        query must not test every `bar` of the workspace)."""
+        group = self._by_compact.get(compact_name(query.name))
+        if not query.qualifier:
+            return group
+        words = subwords_of(query.qualifier.rsplit(".", 1)[-1])
+        members = intersect([self._parent_sub.get(w) for w in words]) if words else set()
+        return [eid for eid in group if eid in members or self._entries[eid].definition.parent is None]
 
     def _collect(self, name: str, limit: int) -> dict[int, tuple[float, str]]:
         """Candidates for a bare name, tier by tier, as id → (score, match). Stops once the tiers so far hold
@@ -255,110 +247,95 @@ class SymbolTable:
         def take(ids: Iterable[int], tier: float, match: str) -> None:
             for eid in ids:
                 if eid not in found:
-                    found[eid] = (tier - _length_penalty(self._entries[eid].compact, compact), match)
+                    found[eid] = (tier - _length_penalty(self._entries[eid].compact_len, len(compact)), match)
 
-        take(self._by_name.get(name), EXACT, "exact")
-        take(self._by_lower.get(lower), CASE_INSENSITIVE, "case_insensitive")
-        take(self._by_compact.get(compact), NORMALIZED, "normalized")
+        for eid in self._by_compact.get(compact):
+            candidate = self._entries[eid].definition.name
+            if candidate == name:
+                found[eid] = (EXACT, "exact")
+            elif candidate.lower() == lower:
+                found[eid] = (CASE_INSENSITIVE, "case_insensitive")
+            else:
+                found[eid] = (NORMALIZED, "normalized")
         if len(found) < limit:
-            for key in self._prefix_keys(compact):
-                for eid in self._by_compact.get(key):
-                    if eid not in found:
-                        prefix = self._entries[eid].lower.startswith(lower)
-                        take((eid,), PREFIX if prefix else SEPARATOR_PREFIX, "prefix" if prefix else "separator_prefix")
+            self._collect_prefix(found, lower, compact, limit * PREFIX_OVERSAMPLE)
         if len(found) < limit and subs:
             take(intersect([self._name_sub.get(w) for w in subs]), SUBWORD, "subword")
         if len(found) < limit and subs:
-            groups = [self._expand(self._name_sub, w, SUBWORD_PREFIX_TERMS) for w in subs]
-            take(intersect(groups), SUBWORD_PREFIX, "subword_prefix")
+            take(self._subword_prefix_hits(subs), SUBWORD_PREFIX, "subword_prefix")
         if len(found) < limit and len(subs) > 1:
-            either = [self._name_sub.get(w) | self._parent_sub.get(w) for w in subs]
-            in_name = self._name_sub.union_of(list(subs))
-            take(intersect(either) & in_name, SUBWORD_QUALIFIED, "subword_qualified")
-        if len(found) < limit and len(compact) >= FUZZY_MIN_CHARS:
-            take(self._fuzzy(compact), FUZZY, "fuzzy")
+            take(self._subword_qualified_hits(subs), SUBWORD_QUALIFIED, "subword_qualified")
+        if len(found) < min(limit, FUZZY_BELOW) and len(compact) >= FUZZY_MIN_CHARS:
+            keys = self._fuzzy.matches(self._by_compact.keys, compact, FUZZY_MAX_KEYS)
+            take(itertools.chain.from_iterable(self._by_compact.get(k) for k in keys), FUZZY, "fuzzy")
         return found
 
-    def _prefix_keys(self, compact: str) -> list[str]:
-        """Separator-free names that start with the query (the shortest PREFIX_SCAN_KEYS of them when more do)."""
-        keys = self._by_compact.keys
-        lo, hi = prefix_range(keys, compact)
-        if hi - lo > PREFIX_SCAN_KEYS:
-            return heapq.nsmallest(PREFIX_SCAN_KEYS, keys[lo:hi], key=len)
-        return keys[lo:hi]
+    def _collect_prefix(self, found: dict[int, tuple[float, str]], lower: str, compact: str, want: int) -> None:
+        """Names that start with the query: with case ignored (PREFIX) or only once separators are dropped
+        (SEPARATOR_PREFIX); shortest first, whole lengths at a time, until `want` candidates are in."""
+        taken, last_len = 0, -1
+        for key in self._by_compact.prefixed_shortest_first(compact):
+            if len(key) != last_len and taken >= want:
+                break
+            last_len = len(key)
+            penalty = _length_penalty(len(key), len(compact))
+            for eid in self._by_compact.get(key):
+                if eid not in found:
+                    taken += 1
+                    if self._entries[eid].definition.name.lower().startswith(lower):
+                        found[eid] = (PREFIX - penalty, "prefix")
+                    else:
+                        found[eid] = (SEPARATOR_PREFIX - penalty, "separator_prefix")
 
-    def _expand(self, postings: Postings, prefix: str, max_terms: int) -> set[int]:
-        """The ids under every key that starts with the prefix (at most `max_terms` keys, shortest first)."""
+    def _subword_prefix_hits(self, subs: tuple[str, ...]) -> list[int]:
+        """Ids whose name has, for every query sub-word, a sub-word starting with it. Only the rarest query
+        sub-word's postings are gathered (over its SUBWORD_PREFIX_TERMS shortest expansions); the other words are
+        checked on those candidates' names."""
+        options = [self._shortest_keys(self._name_sub, w, SUBWORD_PREFIX_TERMS) for w in subs]
+        sizes = [sum(self._name_sub.count(k) for k in keys) for keys in options]
+        rarest = min(range(len(subs)), key=sizes.__getitem__)
+        candidates = self._name_sub.union_of(options[rarest])
+        others = [w for i, w in enumerate(subs) if i != rarest]
+        if not others:
+            return list(candidates)
+        # Each other word as the set of indexed sub-words it begins: a candidate passes when its name shares one
+        # with every such set (set operations in C, no per-character work in Python).
+        completions = [set(self._name_sub.keys[slice(*prefix_range(self._name_sub.keys, w))]) for w in others]
+        entries = self._entries
+        return [eid for eid in candidates if all(not c.isdisjoint(entries[eid].name_subwords) for c in completions)]
+
+    def _subword_qualified_hits(self, subs: tuple[str, ...]) -> list[int]:
+        """Ids whose name and parent together hold every query sub-word, at least one of them in the name: the
+        rarest word's postings, checked for the rest."""
+        rarest = min(subs, key=lambda w: self._name_sub.count(w) + self._parent_sub.count(w))
+        candidates = self._name_sub.union_of((rarest,)) | self._parent_sub.union_of((rarest,))
+        out: list[int] = []
+        wanted = set(subs)
+        for eid in candidates:
+            entry = self._entries[eid]
+            if not wanted.isdisjoint(entry.name_subwords) and wanted.issubset(
+                (*entry.name_subwords, *entry.parent_subwords)
+            ):
+                out.append(eid)
+        return out
+
+    @staticmethod
+    def _shortest_keys(postings: Postings, prefix: str, max_terms: int) -> list[str]:
+        """The keys that start with the prefix (the `max_terms` shortest when more do)."""
         lo, hi = prefix_range(postings.keys, prefix)
         keys = postings.keys[lo:hi]
-        if len(keys) > max_terms:
-            keys = heapq.nsmallest(max_terms, keys, key=len)
-        return postings.union_of(keys)
-
-    def _fuzzy(self, compact: str) -> list[int]:
-        """Ids of names holding the query's letters in order: one regular-expression pass over a newline-joined
-        list of the separator-free names (a bounded scan, the only one), taking at most FUZZY_MAX_KEYS names."""
-        if self._fuzzy_blob is None:
-            self._fuzzy_blob = "\n".join(self._by_compact.keys)
-        # `[^c\n]*+c` finds the next `c` without backtracking: subsequence matching stays linear per name.
-        body = "".join(f"[^{re.escape(c)}\\n]*+{re.escape(c)}" for c in compact)
-        pattern = re.compile(f"^{body}[^\\n]*", re.MULTILINE)
-        ids: list[int] = []
-        for n, match in enumerate(pattern.finditer(self._fuzzy_blob)):
-            if n >= FUZZY_MAX_KEYS:
-                break
-            ids.extend(self._by_compact.get(match.group(0)))
-        return ids
+        return sorted(keys, key=len)[:max_terms] if len(keys) > max_terms else keys
 
     # ---- term search (natural-language queries) --------------------------------------------------------------
 
     def search_terms(self, words: Sequence[str], limit: int) -> list[SymbolMatch]:
-        """Definitions whose name, parent or signature share sub-words with the query's words, best first.
-
-        score(d) = Σ_w idf(w)·f(w, d) / Σ_w idf(w), over the query words w found anywhere in the index, where
-        f(w, d) is the best field weight of w in d (name NAME_FIELD_WEIGHT, parent PARENT_FIELD_WEIGHT,
-        signature SIGNATURE_FIELD_WEIGHT; times STEM_MATCH_FACTOR when only a stem variant matched) and
-        idf(w) = ln(1 + N / df(w)) with N definitions, df(w) of them holding w: a coverage fraction in [0, 1].
-        """
-        unique = list(dict.fromkeys(w.lower() for w in words if w))
-        if not unique or limit <= 0:
+        """Definitions whose name, parent or signature share sub-words with the query's words, best first by the
+        coverage score of `symbol_terms.term_scores`, then the tie-breaks."""
+        if limit <= 0:
             return []
         with self._lock:
-            total = len(self._entries)
-            acc: dict[int, float] = {}
-            norm = 0.0
-            for word in unique:
-                weights = self._word_weights(word)
-                if not weights:
-                    continue
-                idf = math.log(1.0 + total / len(weights))
-                norm += idf
-                for eid, weight in weights.items():
-                    acc[eid] = acc.get(eid, 0.0) + idf * weight
-            scored = [(score / norm, self._entries[eid]) for eid, score in acc.items()]
-        best = heapq.nsmallest(limit, scored, key=lambda t: (-t[0], t[1].rank))
-        return [SymbolMatch(e.definition, round(s, 6), "terms") for s, e in best]
-
-    def _word_weights(self, word: str) -> dict[int, float]:
-        """id → the best weight with which one query word (or a stem variant of it) occurs in that definition."""
-        weights: dict[int, float] = {}
-        stem = _stem(word)
-        fields = (
-            (self._name_sub, NAME_FIELD_WEIGHT),
-            (self._parent_sub, PARENT_FIELD_WEIGHT),
-            (self._sig_sub, SIGNATURE_FIELD_WEIGHT),
-        )
-        for postings, field_weight in fields:
-            variants = [(word, field_weight)]
-            if len(stem) >= STEM_MIN_CHARS:
-                lo, hi = prefix_range(postings.keys, stem)
-                variants += [
-                    (key, field_weight * STEM_MATCH_FACTOR)
-                    for key in postings.keys[lo : min(hi, lo + STEM_MAX_TERMS)]
-                    if key != word and len(key) - len(stem) <= STEM_MAX_EXTRA_CHARS
-                ]
-            for key, weight in variants:
-                for eid in postings.get(key):
-                    if weights.get(eid, 0.0) < weight:
-                        weights[eid] = weight
-        return weights
+            scores = term_scores(self._term_fields, words, len(self._entries))
+            scored = [
+                (-scores[eid], (e := self._entries[eid]).rank, eid, e.definition) for eid in top_ids(scores, limit)
+            ]
+        return [SymbolMatch(d, round(-s, 6), "terms") for s, _, _, d in heapq.nsmallest(limit, scored)]
