@@ -161,9 +161,8 @@ def main() -> None:
     print(f"corpus: {args.root} — {len(files):,} files, {total_bytes / 1e6:.1f} MB")
     start = time.perf_counter()
     docs = analyses(args.root, files, args.simple)
-    print(
-        f"analysis (not part of the index): {time.perf_counter() - start:.1f} s, {sum(len(d.chunks) for d in docs):,} chunks"
-    )
+    analysis_s = time.perf_counter() - start
+    print(f"analysis (not part of the index): {analysis_s:.1f} s, {sum(len(d.chunks) for d in docs):,} chunks")
 
     start = time.perf_counter()
     trigrams = TrigramIndex().with_changes(docs, ())

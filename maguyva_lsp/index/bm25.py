@@ -14,6 +14,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import numpy as np
 import numpy.typing as npt
@@ -21,7 +22,7 @@ from scipy import sparse
 
 from maguyva_lsp.index.text_postings import F32, U32, PostingLists, SegmentedPostings
 from maguyva_lsp.model import Chunk, FileAnalysis
-from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, index_tokens
+from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, index_tokens, subword_tokens
 
 BM25_K1 = 1.2  # term-frequency saturation
 BM25_B = 0.75  # length normalisation
@@ -126,10 +127,15 @@ def _postings_of(frequencies: sparse.csr_matrix, first_id: int) -> PostingLists:
 
 
 def query_terms(text: str) -> list[str]:
-    """Distinct index tokens of a query, without stopwords unless nothing else is left."""
-    tokens = list(dict.fromkeys(index_tokens(text[:MAX_QUERY_CHARS])))
+    """Distinct index tokens of a query, without stopwords unless nothing else is left, plus the compounds of
+    adjacent words as an identifier would spell them (`parse config` → `parse_config`, `parseconfig`): a chunk that
+    names the identifier itself then beats one that merely holds both words."""
+    text = text[:MAX_QUERY_CHARS]
+    tokens = list(dict.fromkeys(index_tokens(text)))
     content = [t for t in tokens if t not in STOPWORDS]
-    return content or tokens
+    words = subword_tokens(text, drop_stopwords=True)
+    compounds = [f"{a}{joint}{b}" for a, b in pairwise(words) if a != b for joint in ("_", "")]
+    return list(dict.fromkeys([*(content or tokens), *compounds]))
 
 
 def fallback_chunks(analysis: FileAnalysis) -> tuple[Chunk, ...]:

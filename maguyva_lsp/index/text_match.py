@@ -21,6 +21,8 @@ DEFINITION_KEYWORDS: tuple[str, ...] = (
     "def", "class", "function", "func", "fn", "fun", "interface", "struct", "enum", "trait", "type", "module",
     "namespace", "record", "object", "protocol", "union", "macro", "const", "let", "var", "val", "define", "sub",
 )  # fmt: skip
+# The keyword is looked for this far before the name at most (a bound that keeps minified lines linear).
+DEFINITION_LOOKBACK_CHARS = 160
 # Between the keyword and the name: Go receivers `func (r *T) Name`, generics-free qualifiers `def Class.name`.
 _DEFINITION_GAP = r"\s+(?:\([^()\n]*\)\s*)?(?:[\w$]+\.)*"
 # An assignment at the start of a line, `NAME = ...` / `NAME: type = ...` (constants, globals), also counts.
@@ -166,7 +168,7 @@ _ASSIGNMENT_AFTER = re.compile(_ASSIGNMENT_SUFFIX)
 def looks_like_definition(text: str, start: int, end: int) -> bool:
     """True when the name at [start, end) follows a definition keyword, or starts its line as an assignment target."""
     line_start = text.rfind("\n", 0, start) + 1
-    if _KEYWORD_BEFORE.search(text, line_start, start):
+    if _KEYWORD_BEFORE.search(text, max(line_start, start - DEFINITION_LOOKBACK_CHARS), start):
         return True
     return bool(_INDENTATION_ONLY.match(text, line_start, start) and _ASSIGNMENT_AFTER.match(text, end))
 

@@ -5,24 +5,15 @@ patterns whose backtracking can take exponential time.
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
+from maguyva_lsp.index.text_regex_safety import check_backtracking, sre_constants, sre_parser, walk
 from maguyva_lsp.index.trigram import MATCH_ALL, TrigramQuery, all_of, any_of, string_trigrams
 from maguyva_lsp.retrieve.base import RetrieverError
-
-sre_parser: Any
-sre_constants: Any
-try:  # private modules of the standard library: used when present, otherwise no trigram narrowing at all
-    sre_parser = importlib.import_module("re._parser")
-    sre_constants = importlib.import_module("re._constants")
-except ImportError:  # pragma: no cover - other Python versions
-    sre_parser = None
-    sre_constants = None
 
 # More exact strings than this and a node keeps only prefixes, suffixes and a trigram condition.
 MAX_EXACT_STRINGS = 16
@@ -181,99 +172,16 @@ class _Analyzer:
         return _ANY_STRING  # backreferences, conditionals, anything new: no constraint
 
 
-def _children(op: Any, arg: Any) -> list[Any]:
-    """The sub-sequences nested in one parsed node."""
-    c = sre_constants
-    if op is c.SUBPATTERN:
-        return [arg[-1]]
-    if op is getattr(c, "ATOMIC_GROUP", None):
-        return [arg]
-    if op is c.BRANCH:
-        return list(arg[1])
-    if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
-        return [arg[2]]
-    if op in (c.ASSERT, c.ASSERT_NOT):
-        return [arg[1]]
-    if op is c.GROUPREF_EXISTS:
-        return [s for s in arg[1:] if s is not None]
-    return []
-
-
-def _walk(items: Iterable[tuple[Any, Any]], *, into_guarded: bool = True) -> Iterable[tuple[Any, Any]]:
-    """Every node, depth first; with into_guarded False, not inside atomic groups and possessive repetitions (which
-    never backtrack into what they matched)."""
-    guarded = (getattr(sre_constants, "ATOMIC_GROUP", None), getattr(sre_constants, "POSSESSIVE_REPEAT", None))
-    for op, arg in items:
-        yield op, arg
-        if into_guarded or op not in guarded:
-            for child in _children(op, arg):
-                yield from _walk(child, into_guarded=into_guarded)
-
-
 def _line_safe(parsed: Any) -> bool:
     c = sre_constants
-    for op, arg in _walk(parsed):
+    for op, arg in walk(parsed):
         if op in (c.ASSERT, c.ASSERT_NOT) or (op is c.AT and arg in (c.AT_BEGINNING_STRING, c.AT_END_STRING)):
             return False
     return True
 
 
 def _local_ignore_case(parsed: Any) -> bool:
-    return any(op is sre_constants.SUBPATTERN and bool(arg[1] & re.IGNORECASE) for op, arg in _walk(parsed))
-
-
-def _is_backtracking_repeat(op: Any) -> bool:
-    return op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT)
-
-
-def _first_chars(items: Sequence[tuple[Any, Any]]) -> frozenset[str] | None:
-    """The characters a match of the sequence can start with, when they are plain literals; None when unknown."""
-    c = sre_constants
-    if not items:
-        return None
-    op, arg = items[0]
-    if op is c.LITERAL:
-        return frozenset({chr(arg)})
-    if op is c.SUBPATTERN:
-        return _first_chars(list(arg[-1]))
-    if op is c.IN and all(o is c.LITERAL for o, _ in arg):
-        return frozenset(chr(a) for _, a in arg)
-    return None
-
-
-def _mandatory_literal(items: Iterable[tuple[Any, Any]]) -> bool:
-    """True when the sequence always matches some literal character (a delimiter between repetitions)."""
-    for op, arg in items:
-        if op is sre_constants.LITERAL or (op is sre_constants.SUBPATTERN and _mandatory_literal(arg[-1])):
-            return True
-    return False
-
-
-def _risky_body(body: Any) -> bool:
-    """A repeated body that can split one text into iterations in many ways: it holds a variable repetition and no
-    delimiter, or an alternation whose branches can start alike."""
-    c = sre_constants
-    for op, arg in _walk(body, into_guarded=False):
-        if _is_backtracking_repeat(op) and arg[1] > arg[0] and not _mandatory_literal(body):
-            return True
-        if op is c.BRANCH:
-            starts = [_first_chars(list(branch)) for branch in arg[1]]
-            for i, first in enumerate(starts):
-                for other in starts[i + 1 :]:
-                    if (first is None and other is None) or (first and other and first & other):
-                        return True
-    return False
-
-
-def _check_backtracking(parsed: Any, pattern: str) -> None:
-    """Reject the classic exponential shapes (`(a+)+`, `(\\w+\\s*)*`, `(a|aa)*`) before they can hang a search."""
-    for op, arg in _walk(parsed, into_guarded=False):
-        if _is_backtracking_repeat(op) and arg[1] > 1 and _risky_body(arg[2]):
-            raise RetrieverError(
-                f"regular expression {pattern!r}: a repetition of something that itself repeats or branches alike "
-                "(like `(a+)+` or `(a|aa)*`) can backtrack for exponential time; make it possessive (`(?:...)++`) "
-                "or atomic (`(?>...)`), or put a delimiter in the repeated part"
-            )
+    return any(op is sre_constants.SUBPATTERN and bool(arg[1] & re.IGNORECASE) for op, arg in walk(parsed))
 
 
 def describe_error(pattern: str, exc: re.error) -> str:
@@ -300,7 +208,7 @@ def plan_regex(pattern: str, *, case_sensitive: bool) -> RegexPlan:
         parsed = sre_parser.parse(pattern, flags)
     except Exception:  # the private parser changed shape: analyse nothing, match everything
         return RegexPlan(compiled, MATCH_ALL, ignore_case, line_safe=False)
-    _check_backtracking(parsed, pattern)
+    check_backtracking(parsed, pattern)
     ignore_case = ignore_case or _local_ignore_case(parsed)
     try:
         analyzer = _Analyzer(ignore_case)

@@ -44,13 +44,16 @@ class TextMatches:
     note: str | None = None
 
 
-def _snippet(line: str, start_col: int) -> str:
-    if len(line) <= SNIPPET_MAX_CHARS:
-        return line
-    begin = max(0, min(start_col - SNIPPET_CONTEXT_CHARS, len(line) - SNIPPET_MAX_CHARS))
-    head = "…" if begin else ""
-    tail = "…" if begin + SNIPPET_MAX_CHARS < len(line) else ""
-    return f"{head}{line[begin : begin + SNIPPET_MAX_CHARS]}{tail}"
+def _snippet(text: str, line_start: int, line_end: int, start: int) -> str:
+    """The line of a match, or a window of it around the match when the line is long (without copying the line)."""
+    if text.endswith("\r", line_start, line_end):
+        line_end -= 1
+    if line_end - line_start <= SNIPPET_MAX_CHARS:
+        return text[line_start:line_end]
+    begin = max(line_start, min(start - SNIPPET_CONTEXT_CHARS, line_end - SNIPPET_MAX_CHARS))
+    head = "…" if begin > line_start else ""
+    tail = "…" if begin + SNIPPET_MAX_CHARS < line_end else ""
+    return f"{head}{text[begin : begin + SNIPPET_MAX_CHARS]}{tail}"
 
 
 class _Locator:
@@ -78,9 +81,6 @@ class _Locator:
         line_end = len(text) if line_end < 0 else line_end
         end_line = line + text.count("\n", start, end)
         end_col = end - (text.rfind("\n", 0, end) + 1) if end_line != line else end - line_start
-        line_text = text[line_start:line_end]
-        if line_text.endswith("\r"):
-            line_text = line_text[:-1]
         symbol, symbol_kind = _enclosing_symbol(doc, line)
         return Hit(
             path=doc.path,
@@ -88,7 +88,7 @@ class _Locator:
             score=0.0,
             symbol=symbol,
             kind=symbol_kind,
-            snippet=_snippet(line_text, start - line_start),
+            snippet=_snippet(text, line_start, line_end, start),
             detail={"match": kind, "file_matches": file_matches},
         )
 

@@ -10,13 +10,14 @@ from text_corpus import FILES, build, write_tree
 from maguyva_lsp.retrieve.text import TextRetriever
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Shared by a module's tests, which only read it."""
+    root = tmp_path_factory.mktemp("ws")
     write_tree(root, FILES)
     return root
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def retriever(workspace: Path) -> TextRetriever:
     return build(workspace)

@@ -141,9 +141,16 @@ def analyze_path(root: Path, rel: str) -> FileAnalysis:
     return analyze_file(source, data)
 
 
+_analysed: dict[tuple[str, tuple[tuple[str, int, int], ...]], list[FileAnalysis]] = {}
+
+
 def analyze_tree(root: Path) -> list[FileAnalysis]:
-    rels = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
-    return [analyze_path(root, rel) for rel in rels]
+    """Every file under root, analysed (memoised on the paths, sizes and mtimes, so ground truth is cheap)."""
+    paths = sorted(p for p in root.rglob("*") if p.is_file())
+    key = (str(root), tuple((p.as_posix(), p.stat().st_size, p.stat().st_mtime_ns) for p in paths))
+    if key not in _analysed:
+        _analysed[key] = [analyze_path(root, p.relative_to(root).as_posix()) for p in paths]
+    return _analysed[key]
 
 
 def build(root: Path) -> TextRetriever:

@@ -1,0 +1,94 @@
+"""BM25 over chunks: the formula, identifier-aware matching, and each hit at the chunk's best line."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from text_corpus import build, write_tree
+
+from maguyva_lsp.index.bm25 import BM25_B, BM25_K1, MAX_QUERY_TERMS, idf, query_terms, term_scores
+from maguyva_lsp.retrieve.text import TextRetriever
+
+
+def test_formula_matches_a_hand_computation() -> None:
+    n_chunks, df, tf, length, avgdl = 100, 10.0, 3.0, 50.0, 40.0
+    expected_idf = math.log(1 + (n_chunks - df + 0.5) / (df + 0.5))
+    assert idf(np.array([df]), n_chunks)[0] == expected_idf
+    expected = expected_idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / avgdl))
+    got = term_scores(np.array([tf], dtype=np.float32), np.array([length], dtype=np.float32), avgdl, expected_idf)
+    assert math.isclose(float(got[0]), expected, rel_tol=1e-9)
+
+
+def test_idf_stays_positive_for_common_terms() -> None:
+    assert float(idf(np.array([99.0]), 100)[0]) > 0
+
+
+def test_query_terms_split_identifiers_and_drop_stopwords() -> None:
+    assert query_terms("how does parse config work") == ["parse", "config", "parse_config", "parseconfig"]
+    assert query_terms("parseConfig") == ["parse", "config", "parseconfig", "parse_config"]
+    assert query_terms("what is this") == ["what", "is", "this"]  # only stopwords: kept
+    assert query_terms("a b") == []  # single letters are no terms
+
+
+def test_a_parse_config_definition_ranks_first(retriever: TextRetriever) -> None:
+    hits = retriever.find_text("parse config", limit=10)
+    assert hits, "BM25 found nothing"
+    assert hits[0].symbol in {"parse_config", "parseConfig"}
+    assert hits[0].detail["match"] == "bm25"
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_the_chunk_defining_parse_config_beats_its_callers_and_tests(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "app/config.py": (
+                "import json\n\n\ndef parse_config(path):\n    with open(path) as f:\n        return json.load(f)\n"
+            ),
+            "app/main.py": (
+                "from app.config import parse_config\n\n\ndef main(argv):\n    config = parse_config(argv[1])\n"
+                "    backup = parse_config(argv[2])\n    print('parse the config and run', config, backup)\n"
+            ),
+            "tests/test_config.py": (
+                "from app.config import parse_config\n\n\ndef test_parse_config(tmp_path):\n"
+                "    assert parse_config(tmp_path / 'c.json') == {}\n    assert parse_config(tmp_path / 'd.json')\n"
+            ),
+            "docs/guide.md": "# Guide\n\nTo parse a file, write the config first. The config is parsed on start.\n",
+        },
+    )
+    hits = build(tmp_path).find_text("parse config", limit=10)
+    assert (hits[0].path, hits[0].symbol, hits[0].span.start_line) == ("app/config.py", "parse_config", 3)
+
+
+def test_camel_case_is_found_by_words(retriever: TextRetriever) -> None:
+    hits = retriever.find_text("parse config", limit=20)
+    assert "src/app.js" in {h.path for h in hits}  # parseConfig
+
+
+def test_hit_points_at_the_best_line_and_identifier(tmp_path: Path) -> None:
+    source = "def unrelated():\n    x = 1\n    y = 2\n    return open_socket_connection(x, y)\n"
+    write_tree(tmp_path, {"a.py": source})
+    (hit,) = build(tmp_path).find_text("socket connection", limit=5)
+    assert hit.span.start_line == 3
+    assert hit.snippet == "    return open_socket_connection(x, y)"
+    assert (hit.span.start_col, hit.span.end_col) == (11, 11 + len("open_socket_connection"))
+
+
+def test_unknown_words_find_nothing(retriever: TextRetriever) -> None:
+    assert retriever.find_text("zebra quantum", limit=5) == []
+    assert retriever.find_text("", limit=5) == []
+
+
+def test_huge_query_keeps_the_most_specific_terms(retriever: TextRetriever) -> None:
+    words = "ECONNREFUSED " + " ".join(f"word{i}" for i in range(5000))
+    hits = retriever.find_text(words * 20, limit=5)  # about 700 KB: cut, not hung
+    assert hits and hits[0].detail["terms"] == ["econnrefused"]
+    assert len(query_terms(words)) > MAX_QUERY_TERMS
+
+
+def test_file_without_chunks_still_searchable(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"notes.txt": "line one\nthe frobnicator widget lives here\n"})
+    hits = build(tmp_path).find_text("frobnicator widget", limit=5)
+    assert [(h.path, h.span.start_line) for h in hits] == [("notes.txt", 1)]

@@ -1,0 +1,93 @@
+"""TextRetriever as the engine sees it: the Retriever protocol, routing by intent, status, bad and huge input."""
+
+from __future__ import annotations
+
+import pytest
+
+from maguyva_lsp.model import ChangeBatch, Classification, Intent, RetrievalQuery
+from maguyva_lsp.retrieve.base import Retriever, RetrieverError
+from maguyva_lsp.retrieve.text import MAX_PATTERN_CHARS, TextRetriever
+
+
+def ask(
+    intent: Intent, target: str, query: str | None = None, *, literal: bool = False, regex: bool = False
+) -> RetrievalQuery:
+    classification = Classification(query or target, intent, 0.9, "test", target, literal)
+    return RetrievalQuery(classification, case_sensitive=False, regex=regex)
+
+
+def test_it_is_a_retriever_named_text() -> None:
+    retriever = TextRetriever()
+    assert isinstance(retriever, Retriever)
+    assert retriever.name == "text"
+
+
+def test_status_before_and_after_apply() -> None:
+    retriever = TextRetriever()
+    assert not retriever.status().available
+    assert retriever.status().reason
+    retriever.apply(ChangeBatch())
+    assert retriever.status().available
+    assert retriever.document_count == 0
+    assert retriever.search(ask(Intent.EXACT_MATCH, "anything"), 10) == []
+
+
+def test_exact_match_is_a_literal_search(retriever: TextRetriever) -> None:
+    hits = retriever.search(ask(Intent.EXACT_MATCH, "econnrefused", '"econnrefused"', literal=True), 50)
+    assert {h.path for h in hits} == {"src/app.js", "src/server.go", "src/long.js"}
+    assert all(h.detail["match"] == "literal, ignoring case" for h in hits)
+
+
+def test_regex_query_uses_the_pattern(retriever: TextRetriever) -> None:
+    hits = retriever.search(ask(Intent.EXACT_MATCH, r"ECONN\w+", regex=True), 50)
+    assert hits and all(h.detail["match"] == "regex, ignoring case" for h in hits)
+    with pytest.raises(RetrieverError, match="position"):
+        retriever.search(ask(Intent.EXACT_MATCH, "ECONN(", regex=True), 10)
+
+
+@pytest.mark.parametrize("intent", [Intent.FIND_DEFINITION, Intent.FIND_REFERENCES, Intent.IMPACT_ANALYSIS])
+def test_identifier_intents_search_the_whole_word(retriever: TextRetriever, intent: Intent) -> None:
+    hits = retriever.search(ask(intent, "parseConfig", f"who calls parseConfig ({intent})"), 50)
+    assert hits[0].detail["match"] == "identifier"
+    assert (hits[0].path, hits[0].span.start_line) == ("src/app.js", 3)  # function parseConfig(text)
+    assert all("parseConfigs" not in h.snippet for h in hits)
+
+
+def test_identifier_found_nowhere_falls_back_to_bm25(retriever: TextRetriever) -> None:
+    hits = retriever.search(ask(Intent.FIND_DEFINITION, "ParseConfigLoader", "ParseConfigLoader"), 10)
+    assert hits and hits[0].detail["match"] == "bm25"
+
+
+@pytest.mark.parametrize("intent", [Intent.UNDERSTAND_CODE, Intent.FIND_SIMILAR])
+def test_other_intents_use_bm25(retriever: TextRetriever, intent: Intent) -> None:
+    hits = retriever.search(ask(intent, "how is the config parsed", "how is the config parsed"), 10)
+    assert hits and all(h.detail["match"] == "bm25" for h in hits)
+
+
+def test_non_identifier_target_of_definition_intent_uses_bm25(retriever: TextRetriever) -> None:
+    hits = retriever.search(ask(Intent.FIND_DEFINITION, "parse config", "where is parse config"), 10)
+    assert hits and hits[0].detail["match"] == "bm25"
+
+
+def test_zero_limit_and_empty_target(retriever: TextRetriever) -> None:
+    assert retriever.search(ask(Intent.EXACT_MATCH, "config"), 0) == []
+    assert retriever.search(ask(Intent.EXACT_MATCH, ""), 10) == []
+
+
+def test_huge_literal_is_refused_quickly(retriever: TextRetriever) -> None:
+    huge = "x" * 100_000
+    with pytest.raises(RetrieverError, match="too long"):
+        retriever.search(ask(Intent.EXACT_MATCH, huge, literal=True), 10)
+    with pytest.raises(RetrieverError, match="too long"):
+        retriever.find_regex(huge)
+    assert retriever.find_literal("y" * MAX_PATTERN_CHARS).hits == ()
+
+
+def test_scan_note_reaches_the_hits(retriever: TextRetriever) -> None:
+    hits = retriever.search(ask(Intent.EXACT_MATCH, "==", literal=True), 5)
+    assert hits and "no trigram" in str(hits[0].detail["note"])
+
+
+def test_memory_is_reported(retriever: TextRetriever) -> None:
+    assert retriever.memory_bytes > 0
+    assert retriever.chunk_count > retriever.document_count > 0
