@@ -146,8 +146,17 @@ class _Analyzer:
 
     def sequence(self, items: Iterable[tuple[Any, Any]]) -> _Info:
         info = _EMPTY
+        run: list[str] = []  # consecutive literal characters join as one string: linear in a long literal
         for op, arg in items:
+            if op is sre_constants.LITERAL and (not self.ignore_case or chr(arg).isascii()):
+                run.append(chr(arg).lower() if self.ignore_case else chr(arg))
+                continue
+            if run:
+                info = self.concat(info, self.exact(frozenset({"".join(run)})))
+                run = []
             info = self.concat(info, self.node(op, arg))
+        if run:
+            info = self.concat(info, self.exact(frozenset({"".join(run)})))
         return info
 
     def node(self, op: Any, arg: Any) -> _Info:
