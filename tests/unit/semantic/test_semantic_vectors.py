@@ -24,7 +24,8 @@ DIM = 256
 
 def _refs(count: int, path: str = "a.py", offset: int = 0) -> list[RowRef]:
     return [
-        RowRef(f"{path}#{offset + i}-{offset + i}", path, offset + i, offset + i, f"h{offset + i}") for i in range(count)
+        RowRef(f"{path}#{offset + i}-{offset + i}", path, offset + i, offset + i, f"h{offset + i}")
+        for i in range(count)
     ]
 
 
@@ -166,7 +167,9 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     floats = _random_floats(rng, 30)
     store = BinaryVectorStore(DIM, "model-x")
     refs = [
-        RowRef(f"p{i % 3}.py#{i}-{i + 2}", f"p{i % 3}.py", i, i + 2, f"{i:032x}", f"f{i}", "function", f"def f{i}():", 7)
+        RowRef(
+            f"p{i % 3}.py#{i}-{i + 2}", f"p{i % 3}.py", i, i + 2, f"{i:032x}", f"f{i}", "function", f"def f{i}():", 7
+        )
         for i in range(30)
     ]
     store.add(refs, Embeddings(pack_signs(floats), floats))

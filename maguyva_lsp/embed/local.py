@@ -1,0 +1,130 @@
+"""The offline default embedder: wordllama's static token embeddings, shipped inside its wheel, loaded with no network.
+
+A static model's text vector is the mean of its token vectors, so instead of wordllama's padded dense batches we
+tokenize without padding and pool through one sparse (texts × vocabulary) product: same vectors, far less memory.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from maguyva_lsp.embed.base import EmbedderError, Embeddings, TextStyle, pack_signs, unit_rows
+
+log = logging.getLogger(__name__)
+
+WORDLLAMA_PACKAGE = "wordllama"
+WEIGHTS_FILE = "weights/l2_supercat_256.safetensors"
+TOKENIZER_FILE = "tokenizers/l2_supercat_tokenizer_config.json"
+TENSOR_KEY = "embedding.weight"  # the tensor name wordllama itself reads
+LOCAL_DIMENSION = 256
+# Bump when anything that changes the vectors of a given text changes (weights, pooling, binarization):
+# it is part of the model name, hence of the embedding cache key.
+LOCAL_MODEL_VERSION = 1
+LOCAL_MODEL_NAME = f"wordllama-l2_supercat-{LOCAL_DIMENSION}-v{LOCAL_MODEL_VERSION}"
+
+# Texts longer than this are cut before tokenizing: a mean of token vectors gains nothing from a huge text, and
+# the cut bounds the tokenizer's memory. About 40 lines of code.
+MAX_TEXT_CHARS = 4000
+# Texts per tokenizer call: large enough to use the tokenizer's threads, small enough that the Encoding objects
+# of one batch (ids, offsets, token strings) stay within a few tens of MB.
+EMBED_BATCH_TEXTS = 512
+
+
+def wordllama_dir() -> Path:
+    """The installed wordllama package folder, found without importing it (its import configures root logging)."""
+    spec = importlib.util.find_spec(WORDLLAMA_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderError(
+            "the local embedder needs the 'wordllama' package (its wheel carries the model weights): "
+            "pip install 'wordllama>=0.4,<0.5'"
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+class LocalEmbedder:
+    """Mean-pooled static token embeddings (wordllama l2_supercat, 256 dimensions), binarized by sign.
+
+    Documents and queries are embedded alike (the model is symmetric). Floats are unit length; codes are the signs
+    of the same pooled vectors (normalisation does not change a sign).
+    """
+
+    def __init__(self, package_dir: Path | None = None) -> None:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        root = package_dir or wordllama_dir()
+        weights_path, tokenizer_path = root / WEIGHTS_FILE, root / TOKENIZER_FILE
+        try:
+            tensors = load_file(str(weights_path))
+            tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        except Exception as exc:  # a missing or damaged file of the wheel: say which
+            raise EmbedderError(f"cannot load the local embedding model from {root}: {exc}") from exc
+        if TENSOR_KEY not in tensors:
+            raise EmbedderError(f"{weights_path} has no tensor {TENSOR_KEY!r}")
+        matrix = tensors[TENSOR_KEY]
+        if matrix.ndim != 2 or matrix.shape[1] != LOCAL_DIMENSION:
+            raise EmbedderError(f"{weights_path}: unexpected weights shape {matrix.shape}")
+        # float32 once at load (the file holds float16): sparse products need it, and it is only 32 MB.
+        self._matrix: NDArray[np.float32] = np.ascontiguousarray(matrix, dtype=np.float32)
+        tokenizer.no_padding()
+        tokenizer.no_truncation()
+        self._tokenizer = tokenizer
+        self._lock = threading.Lock()  # one tokenizer call at a time: its own thread pool already uses the cores
+
+    @property
+    def name(self) -> str:
+        return LOCAL_MODEL_NAME
+
+    @property
+    def dimension(self) -> int:
+        return LOCAL_DIMENSION
+
+    @property
+    def text_style(self) -> TextStyle:
+        return "words"
+
+    @property
+    def remote(self) -> bool:
+        return False
+
+    def embed_documents(self, texts: Sequence[str]) -> Embeddings:
+        return self._embed(texts)
+
+    def embed_query(self, text: str) -> Embeddings:
+        return self._embed([text])
+
+    def _embed(self, texts: Sequence[str]) -> Embeddings:
+        if not texts:
+            return Embeddings.empty(LOCAL_DIMENSION, with_floats=True)
+        pooled = np.empty((len(texts), LOCAL_DIMENSION), dtype=np.float32)
+        for start in range(0, len(texts), EMBED_BATCH_TEXTS):
+            batch = texts[start : start + EMBED_BATCH_TEXTS]
+            pooled[start : start + len(batch)] = self.pool(batch)
+        return Embeddings(pack_signs(pooled), unit_rows(pooled))
+
+    def pool(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """The mean of each text's token vectors (wordllama's `embed(texts, norm=False)`), one row per text."""
+        from scipy.sparse import csr_matrix
+
+        capped = [text[:MAX_TEXT_CHARS] for text in texts]
+        with self._lock:
+            encodings = self._tokenizer.encode_batch(capped, add_special_tokens=False)
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+        ids = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int32, count=int(lengths.sum()))
+        del encodings
+        # wordllama clamps ids outside the matrix the same way.
+        np.clip(ids, 0, self._matrix.shape[0] - 1, out=ids)
+        indptr = np.zeros(len(capped) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        # Weight 1/len per token makes the product the mean; an empty text keeps a zero row (wordllama divides by
+        # max(len, 1) too).
+        weights = np.repeat((1.0 / np.maximum(lengths, 1)).astype(np.float32), lengths)
+        bag = csr_matrix((weights, ids, indptr), shape=(len(capped), self._matrix.shape[0]))
+        return np.asarray(bag @ self._matrix, dtype=np.float32)

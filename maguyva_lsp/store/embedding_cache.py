@@ -1,0 +1,226 @@
+"""On-disk embedding cache keyed by (model, dimension, hash of the embedded text).
+
+Unchanged chunks are never re-embedded, across edits and restarts (with Voyage, every embedding costs money).
+SQLite in WAL mode with a busy timeout is safe across processes; a corrupt file is discarded with a logged reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from maguyva_lsp.embed.base import BITS_PER_BYTE, Embeddings
+
+log = logging.getLogger(__name__)
+
+CACHE_FILE = "embeddings.sqlite3"
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 10_000  # another process may hold the write lock while it stores a large batch
+# Keys per SELECT: under SQLite's historical limit of 999 bound variables (3 are taken by model and dimension).
+LOOKUP_BATCH = 900
+TEXT_HASH_BYTES = 16
+# Beyond this many rows the least recently used are dropped, down to PRUNE_TO_FRACTION of it.
+MAX_CACHE_ROWS = 1_000_000
+PRUNE_TO_FRACTION = 0.8
+# A hit refreshes its last-used time at most this often, so that reads seldom turn into writes.
+USED_REFRESH_SECONDS = 24 * 3600
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS embeddings (
+    model TEXT NOT NULL,
+    dimension INTEGER NOT NULL,
+    text_hash BLOB NOT NULL,
+    codes BLOB NOT NULL,
+    floats BLOB,
+    used INTEGER NOT NULL,
+    PRIMARY KEY (model, dimension, text_hash)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS embeddings_used ON embeddings (used);
+"""
+
+CachedRow = tuple[NDArray[np.uint8], NDArray[np.float32] | None]
+
+
+def text_hash(text: str) -> bytes:
+    """The cache key of an embedded text (BLAKE2b, 128 bits)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=TEXT_HASH_BYTES).digest()
+
+
+class EmbeddingCache:
+    """Embeddings by (model, dimension, text hash). `path=None` keeps them in memory only.
+
+    Floats are stored as float16: they only rescore candidates, and the vector store keeps int8 anyway.
+    Any database failure is logged and answered as a cache miss; a damaged file is replaced by an empty one.
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._rows = 0
+        self._open()
+
+    @property
+    def path(self) -> Path | None:
+        return self._path
+
+    def _open(self) -> None:
+        try:
+            self._conn = self._connect()
+        except sqlite3.DatabaseError as exc:
+            if self._path is None:
+                raise
+            self._discard(f"cannot open it ({exc})")
+            self._conn = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        target = ":memory:" if self._path is None else str(self._path)
+        if self._path is not None:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'embeddings'").fetchone()[0]
+            if tables and version != SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(f"schema version {version}, expected {SCHEMA_VERSION}")
+            if self._path is not None:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: durable across crashes of the process
+            conn.executescript(_SCHEMA)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._rows = int(conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        return conn
+
+    def _discard(self, reason: str) -> None:
+        """Delete a damaged cache file (and its WAL side files); the next open starts empty."""
+        log.warning("discarding the embedding cache %s: %s", self._path, reason)
+        if self._conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn = None
+        if self._path is not None:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{self._path}{suffix}").unlink(missing_ok=True)
+
+    def _recover(self, exc: sqlite3.Error) -> None:
+        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+            log.warning("embedding cache busy (%s); continuing without it for this batch", exc)
+            return
+        self._discard(str(exc))
+        try:
+            self._conn = self._connect()
+        except sqlite3.Error as again:
+            log.warning("embedding cache disabled: %s", again)
+            self._conn = None
+
+    def __len__(self) -> int:
+        return self._rows
+
+    def get(self, model: str, dimension: int, keys: Sequence[bytes]) -> dict[bytes, CachedRow]:
+        """The cached embeddings among `keys` (a miss is simply absent)."""
+        found: dict[bytes, CachedRow] = {}
+        if not keys:
+            return found
+        width = dimension // BITS_PER_BYTE
+        now = int(time.time())
+        stale: list[bytes] = []
+        with self._lock:
+            if self._conn is None:
+                return found
+            try:
+                unique = list(dict.fromkeys(keys))
+                for start in range(0, len(unique), LOOKUP_BATCH):
+                    part = unique[start : start + LOOKUP_BATCH]
+                    marks = ",".join("?" * len(part))
+                    rows = self._conn.execute(
+                        "SELECT text_hash, codes, floats, used FROM embeddings "
+                        f"WHERE model = ? AND dimension = ? AND text_hash IN ({marks})",
+                        (model, dimension, *part),
+                    ).fetchall()
+                    for key, codes, floats, used in rows:
+                        decoded = _decode(codes, floats, width, dimension)
+                        if decoded is not None:
+                            found[bytes(key)] = decoded
+                            if used < now - USED_REFRESH_SECONDS:
+                                stale.append(bytes(key))
+                if stale:
+                    with self._conn:
+                        self._conn.execute("BEGIN IMMEDIATE")
+                        self._conn.executemany(
+                            "UPDATE embeddings SET used = ? WHERE model = ? AND dimension = ? AND text_hash = ?",
+                            [(now, model, dimension, key) for key in stale],
+                        )
+            except sqlite3.Error as exc:
+                self._recover(exc)
+                return {}
+        return found
+
+    def put(self, model: str, dimension: int, keys: Sequence[bytes], embeddings: Embeddings) -> None:
+        """Store one embedding per key (rows of `embeddings` in the same order)."""
+        if len(keys) != len(embeddings):
+            raise ValueError(f"{len(keys)} keys for {len(embeddings)} embeddings")
+        if not keys:
+            return
+        now = int(time.time())
+        floats = None if embeddings.floats is None else embeddings.floats.astype(np.float16)
+        rows = [
+            (model, dimension, key, embeddings.codes[i].tobytes(), None if floats is None else floats[i].tobytes(), now)
+            for i, key in enumerate(keys)
+        ]
+        with self._lock:
+            if self._conn is None:
+                return
+            try:
+                with self._conn:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                    before = self._conn.total_changes
+                    self._conn.executemany("INSERT OR IGNORE INTO embeddings VALUES (?, ?, ?, ?, ?, ?)", rows)
+                    self._rows += self._conn.total_changes - before
+                if self._rows > MAX_CACHE_ROWS:
+                    self._prune_locked()
+            except sqlite3.Error as exc:
+                self._recover(exc)
+
+    def _prune_locked(self) -> None:
+        assert self._conn is not None
+        excess = self._rows - int(MAX_CACHE_ROWS * PRUNE_TO_FRACTION)
+        with self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute(
+                "DELETE FROM embeddings WHERE (model, dimension, text_hash) IN "
+                "(SELECT model, dimension, text_hash FROM embeddings ORDER BY used LIMIT ?)",
+                (excess,),
+            )
+        self._rows = int(self._conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
+        log.info("embedding cache pruned to %d rows", self._rows)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
+def _decode(codes: bytes, floats: bytes | None, width: int, dimension: int) -> CachedRow | None:
+    """A stored row as arrays, or None when its sizes are wrong (treated as a miss)."""
+    if len(codes) != width:
+        return None
+    code_row = np.frombuffer(codes, dtype=np.uint8).copy()
+    if floats is None:
+        return code_row, None
+    if len(floats) != dimension * np.dtype(np.float16).itemsize:
+        return None
+    return code_row, np.frombuffer(floats, dtype=np.float16).astype(np.float32)
