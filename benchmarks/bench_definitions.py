@@ -24,12 +24,14 @@ import statistics
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections import defaultdict
 from pathlib import Path
 
 import psutil
 
 from maguyva_lsp.index.symbol_query import module_of
+from maguyva_lsp.index.symbols import SymbolTable
 from maguyva_lsp.model import ChangeBatch, Classification, FileAnalysis, Intent, RetrievalQuery, SourceFile
 from maguyva_lsp.parse.analyze import analyze_file
 from maguyva_lsp.retrieve.structural import StructuralRetriever
@@ -104,6 +106,16 @@ def main() -> None:
     print(f"corpus: {root} ({len(files)} .py files, {size_mb:.1f} MB)")
     print(f"analyze_file: {t_analyze:.1f} s ({len(files) / t_analyze:.0f} files/s); definitions {stats['definitions']}")
     print(f"index build (symbols + mentions): {t_index * 1000:.0f} ms; RSS growth {rss_index / 1e6:.0f} MB; {stats}")
+
+    # The symbol table's own size, measured precisely: a second build of the same definitions under tracemalloc.
+    table_input = [(a.path, a.definitions, a.file.path_class) for a in analyses]
+    tracemalloc.start()
+    second = SymbolTable()
+    second.apply(table_input)
+    table_bytes = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del second, table_input
+    print(f"symbol table size (tracemalloc, definitions themselves excluded): {table_bytes / 1e6:.0f} MB")
 
     # Where each result is: a definition's name line, found from its (path, span); a mention's own line.
     name_line: dict[tuple[str, int, int], int] = {}

@@ -19,7 +19,7 @@ _DOTTED_RE = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)*|\$[\w$]*(?:\.[^\W\d]
 _WORD_RE = re.compile(r"[\w$]+")
 # File stems that stand for their folder as a module: Python packages, JS/TS folders, Rust modules.
 PACKAGE_FILE_STEMS: frozenset[str] = frozenset({"__init__", "index", "mod"})
-WORD_CACHE_SIZE = 1 << 16  # words recur across signatures (`self`, `name`, `value`): split each once
+WORD_CACHE_SIZE = 8192  # words recur across signatures (`self`, `name`, `value`): split the frequent ones once
 PATH_CACHE_SIZE = 8192  # module names of recently seen paths: qualified queries test many candidates per path
 
 

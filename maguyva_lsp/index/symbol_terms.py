@@ -85,7 +85,7 @@ def term_scores(fields: TermFields, words: Sequence[str], total: int) -> dict[in
         common = bool(acc) and df > max(COMMON_WORD_SHARE * total, COMMON_WORD_MIN_DF)
         for postings, key, weight in variants:  # best weight first: the first weight an id gets is its best
             ids = postings.get(key)
-            for eid in acc.keys() & ids if common else ids:
+            for eid in [eid for eid in acc if eid in ids] if common else ids:
                 if eid not in best:
                     best[eid] = weight
         for eid, weight in best.items():

@@ -302,6 +302,9 @@ class SymbolTable:
         # with every such set (set operations in C, no per-character work in Python).
         completions = [set(self._name_sub.keys[slice(*prefix_range(self._name_sub.keys, w))]) for w in others]
         entries = self._entries
+        if len(completions) == 1:  # the common two-word query: no generator per candidate
+            (only,) = completions
+            return [eid for eid in candidates if not only.isdisjoint(entries[eid].name_subwords)]
         return [eid for eid in candidates if all(not c.isdisjoint(entries[eid].name_subwords) for c in completions)]
 
     def _subword_qualified_hits(self, subs: tuple[str, ...]) -> list[int]:

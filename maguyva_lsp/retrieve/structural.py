@@ -66,6 +66,11 @@ class StructuralRetriever:
     def table(self) -> SymbolTable:
         return self._table
 
+    @property
+    def symbol_count(self) -> int:
+        """How many definitions are indexed (for status reports)."""
+        return self._table.stats()["definitions"]
+
     def status(self) -> RetrieverStatus:
         return RetrieverStatus(available=True)
 

@@ -124,6 +124,7 @@ def test_every_language_yields_its_definitions(workspace: Path) -> None:
     for rel in FILES:
         assert retriever.table.definitions_in(rel), rel
     assert retriever.table.stats()["files"] == len(FILES)
+    assert retriever.symbol_count == sum(len(retriever.table.definitions_in(rel)) for rel in FILES) >= 3 * len(FILES)
 
 
 def test_parse_config_across_languages_exact_then_case_then_spelling(workspace: Path) -> None:
