@@ -24,6 +24,7 @@ STEM_SUFFIXES: tuple[str, ...] = ("ations", "ation", "ings", "ing", "ers", "er",
 # of its own (it would bring in thousands, to be scored and ranked on every query). Below the minimum that is cheap.
 COMMON_WORD_SHARE = 0.05
 COMMON_WORD_MIN_DF = 1000
+MAX_QUERY_WORDS = 128  # distinct words of a query looked up (a pasted snippet has hundreds; the first say enough)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,8 @@ def term_scores(fields: TermFields, words: Sequence[str], total: int) -> dict[in
     number of definitions and df(w) the postings of w and its variants (an upper bound of the definitions holding
     it). A fraction in [0, 1]: how much of the query, weighted by rarity, the definition covers."""
     plans = []
-    for word in dict.fromkeys(w.lower() for w in words if w):
+    unique = list(dict.fromkeys(w.lower() for w in words if w))
+    for word in unique[:MAX_QUERY_WORDS]:
         variants = _variants(fields, word)
         df = sum(p.count(k) for p, k, _ in variants)
         if df:

@@ -187,6 +187,15 @@ def test_non_identifier_and_unicode_queries() -> None:
     assert names(table, "((*") == []
 
 
+def test_huge_queries_get_a_sane_answer() -> None:
+    table = table_of(defn("parse_config"), defn("load", "src/b.py", signature="def load(config_file)"))
+    assert table.search("parse_config" * 100, 5) == []
+    assert table.search("p" * 400, 5) == []
+    snippet = " ".join(f"word{i}" for i in range(500)) + " config"
+    assert [m.definition.name for m in table.search_terms(snippet.split(), 5)] == []  # `config` is word 501
+    assert [m.definition.name for m in table.search_terms(["config", *snippet.split()], 5)] == ["parse_config", "load"]
+
+
 def test_definitions_in_and_definition_at_the_innermost_definition() -> None:
     outer = defn("Outer", kind="class", line=0, end_line=10)
     method = defn("method", kind="method", parent="Outer", line=2, end_line=6)
