@@ -1,5 +1,5 @@
-"""The symbol table: every definition of the workspace, indexed by name, lower-case name, separator-free name and
-sub-word, answering exact, case-insensitive, qualified, prefix, sub-word and (bounded) fuzzy queries, ranked.
+"""The symbol table: every definition of the workspace, indexed by separator-free lower-case name and by sub-word,
+answering exact, case-insensitive, qualified, prefix, sub-word and (bounded) fuzzy queries, ranked.
 
 Ranking: a match-type score from the table below, then the tie-breaks of `symbol_entry.rank_key`.
 """
@@ -45,14 +45,14 @@ MATCH_SCORES: dict[str, float] = {
 LENGTH_PENALTY = 0.1
 # ... at most this much, so that a tier never sinks into the next one.
 LENGTH_PENALTY_CAP = 4.0
-# A qualified query (`Config.parse`) whose qualifier fits no candidate still answers for its last component, with
-# every score multiplied by this factor: below any candidate whose qualifier fits (those score >= CASE_INSENSITIVE).
+# A qualified query (`Config.parse`) also answers for its last component alone (`parse` anywhere), with those
+# scores multiplied by this factor: below every definition in the named scope (those score >= CASE_INSENSITIVE).
 QUALIFIER_MISS_FACTOR = 0.5
 
 # Bounds that keep one query cheap whatever the workspace size (type-ahead runs on every keystroke).
 MAX_QUERY_CHARS = 512  # longer than any real (qualified) symbol name: such text is not a name query
 # Prefix candidates are taken shortest name first, whole lengths at a time, until this many times `limit` are in:
-# longer names of the same sub-tier only score lower. (A longer case-sensitive prefix could still outrank a shorter
+# longer names of the same sub-tier only score lower. (A longer plain prefix could still outrank a shorter
 # separator-only prefix already taken; the oversampling leaves room for that.)
 PREFIX_OVERSAMPLE = 2
 SUBWORD_PREFIX_TERMS = 64  # sub-words one query sub-word may expand to as a prefix
