@@ -15,6 +15,7 @@ from maguyva_lsp.model import Definition, FileAnalysis, Reference, SourceFile
 from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES, chunk_file
 from maguyva_lsp.parse.languages import parser_for
 from maguyva_lsp.parse.positions import LineIndex
+from maguyva_lsp.parse.references import extract_references
 from maguyva_lsp.parse.tags import SUPPORTED_TAG_LANGUAGES, extract_definitions
 
 log = logging.getLogger(__name__)
@@ -146,5 +147,5 @@ def _read_tree(tree: Tree, source: bytes, language: str, path: str) -> tuple[lis
     definitions: list[Definition] = []
     if language in SUPPORTED_TAG_LANGUAGES:
         definitions = extract_definitions(tree, source, language, path, lines=lines)
-    references: list[Reference] = []
+    references = extract_references(tree, source, language, path, definitions, lines=lines)
     return definitions, references

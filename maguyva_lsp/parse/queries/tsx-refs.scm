@@ -1,0 +1,2 @@
+; inherits: typescript, _jsx
+; References in TSX: TypeScript plus JSX.

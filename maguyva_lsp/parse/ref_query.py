@@ -1,0 +1,295 @@
+"""Load the `<grammar>-refs.scm` query files and sort one file's captures into use candidates, scopes and bindings.
+
+Capture names, one role per pattern: `@call`, `@inherit`, `@reference` (the name node) with an optional
+`@<role>.receiver` (the expression before the name); imports as `@import` (a name imported from `@import.from`),
+`@import.module` (a whole module, bound to `@import.alias` when given), `@import.default` (a JS default import) or
+`@import.self` (Rust `use m::{self}`); `@inherit.subject` names the type that inherits when the match sits outside it
+(Go embedding, Rust `impl Trait for Type`). `@skip`, `@skip.subtree`, `@local.binding` mark nodes that are not uses;
+`@local.scope` / `@local.scope.class` are the scopes that hold those bindings; `@local.self` in `@local.self.scope` is a
+Go method's receiver variable. Captures starting with `_` only feed predicates.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from tree_sitter import Node, Query, QueryCursor
+
+from maguyva_lsp.model import ReferenceKind
+from maguyva_lsp.parse.languages import grammar
+
+log = logging.getLogger(__name__)
+
+QUERY_SUFFIX = "-refs.scm"
+# A query file may start with `; inherits: a, b` to include other files' patterns first; files named `_x-refs.scm`
+# hold patterns shared by several grammars and belong to no grammar themselves.
+_INHERITS_RE = re.compile(r"\A;\s*inherits:\s*(.+)$", re.MULTILINE)
+_CAPTURE_RE = re.compile(r"@([A-Za-z][\w.]*)")
+_COMMENT_RE = re.compile(r";[^\n]*")
+# Receivers longer than this are call chains or literals that no resolver can use, so they are cut.
+MAX_RECEIVER_CHARS = 120
+_WHITESPACE_RE = re.compile(r"\s+")
+_QUOTES = "\"'`"
+# Role priority when one node is captured by several patterns: an import beats a base class beats a call beats a use.
+PRIORITY: dict[ReferenceKind, int] = {"import": 4, "inherit": 3, "call": 2, "reference": 1}
+_PRIMARY: dict[str, ReferenceKind] = {
+    "import": "import",
+    "import.self": "import",
+    "import.default": "import",
+    "import.module": "import",
+    "inherit": "inherit",
+    "call": "call",
+    "reference": "reference",
+}
+SCOPE_FUNCTION = "function"
+SCOPE_CLASS = "class"  # a class body: its bindings are invisible to the functions nested in it (Python)
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A use of a name as one pattern saw it, before filtering."""
+
+    kind: ReferenceKind
+    node: Node
+    name: str
+    receiver: str | None = None
+    module: str | None = None
+    alias: str | None = None
+    subject: str | None = None
+    weight: int = 0  # captures in the pattern: on one node, a match with a receiver beats a bare one
+
+
+@dataclass(slots=True)
+class Scope:
+    start: int
+    end: int
+    kind: str
+    bindings: set[str]
+
+
+@dataclass(slots=True)
+class Collected:
+    """One file's captures, sorted by what they mean."""
+
+    candidates: dict[tuple[int, int], Candidate]
+    excluded: set[tuple[int, int]]  # nodes that are never a use (skip, bindings)
+    skip_ranges: list[tuple[int, int]]
+    scopes: list[Scope]
+    bindings: list[tuple[int, str]]  # (start byte, name)
+    self_names: list[tuple[int, int, str]]  # (scope start, scope end, receiver variable)
+
+
+@dataclass(frozen=True, slots=True)
+class _Role:
+    primary: str | None  # the capture holding the used name; None for patterns that only mark scopes
+    weight: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A grammar's patterns split by cost: multi-capture patterns read per match, single-capture ones per capture."""
+
+    structured: Query | None
+    roles: tuple[_Role, ...]
+    simple: Query | None
+
+
+def reference_languages() -> frozenset[str]:
+    """The grammars that have a references query file."""
+    folder = resources.files("maguyva_lsp.parse") / "queries"
+    return frozenset(
+        entry.name.removesuffix(QUERY_SUFFIX)
+        for entry in folder.iterdir()
+        if entry.name.endswith(QUERY_SUFFIX) and not entry.name.startswith("_")
+    )
+
+
+@cache
+def query_source(language: str) -> str | None:
+    """The query text for a grammar, with the files it inherits from prepended; None when it has no file."""
+    entry = resources.files("maguyva_lsp.parse") / "queries" / f"{language}{QUERY_SUFFIX}"
+    if not entry.is_file():
+        return None
+    text = entry.read_text(encoding="utf-8")
+    parts: list[str] = []
+    for match in _INHERITS_RE.finditer(text):
+        for parent in match.group(1).split(","):
+            inherited = query_source(parent.strip())
+            if inherited is not None:
+                parts.append(inherited)
+    parts.append(text)
+    return "\n".join(parts)
+
+
+_local = threading.local()
+
+
+def _plan(language: str) -> _Plan | None:
+    """The compiled plan for a grammar, one per thread (query cursors are not shared); None when unavailable."""
+    plans: dict[str, _Plan | None] = getattr(_local, "plans", None) or {}
+    _local.plans = plans
+    if language not in plans:
+        plans[language] = _compile(language)
+    return plans[language]
+
+
+def has_reference_query(language: str) -> bool:
+    return _plan(language) is not None
+
+
+def _compile(language: str) -> _Plan | None:
+    source = query_source(language)
+    lang = grammar(language)
+    if source is None or lang is None:
+        return None
+    try:
+        whole = Query(lang, source)
+        encoded = source.encode("utf-8")
+        structured: list[tuple[str, _Role]] = []
+        simple: list[str] = []
+        for i in range(whole.pattern_count):
+            text = encoded[whole.start_byte_for_pattern(i) : whole.end_byte_for_pattern(i)].decode("utf-8")
+            pattern = _COMMENT_RE.sub("", text).strip()
+            names = {n for n in _CAPTURE_RE.findall(pattern) if not n.startswith("_")}
+            if len(names) == 1:
+                simple.append(pattern)
+            else:
+                primary = next((n for n in _PRIMARY if n in names), None)
+                structured.append((pattern, _Role(primary, len(names))))
+        return _Plan(
+            structured=Query(lang, "\n".join(p for p, _ in structured)) if structured else None,
+            roles=tuple(r for _, r in structured),
+            simple=Query(lang, "\n".join(simple)) if simple else None,
+        )
+    except Exception as exc:  # a query that does not fit the installed grammar: no references, said once
+        _warn_once(language, str(exc))
+        return None
+
+
+@cache
+def _warn_once(language: str, message: str) -> None:
+    log.warning("references query for %s does not compile: %s", language, message)
+
+
+def collect(language: str, root: Node, source: bytes) -> Collected | None:
+    """Run a grammar's reference patterns over a tree; None when the grammar has no (usable) query."""
+    plan = _plan(language)
+    if plan is None:
+        return None
+    out = Collected({}, set(), [], [], [], [])
+    if plan.simple is not None:
+        for capture, nodes in QueryCursor(plan.simple).captures(root).items():
+            _take_simple(capture, nodes, source, out)
+    if plan.structured is not None:
+        roles = plan.roles
+        for index, captures in QueryCursor(plan.structured).matches(root):
+            _take_match(roles[index], captures, source, out)
+    out.scopes.sort(key=lambda s: (s.start, -s.end))
+    out.skip_ranges.sort()
+    out.bindings.sort()
+    return out
+
+
+def _take_simple(capture: str, nodes: list[Node], source: bytes, out: Collected) -> None:
+    if capture in ("local.scope", "local.scope.class"):
+        kind = SCOPE_FUNCTION if capture == "local.scope" else SCOPE_CLASS
+        out.scopes.extend(Scope(n.start_byte, n.end_byte, kind, set()) for n in nodes)
+    elif capture == "local.binding":
+        for node in nodes:
+            out.bindings.append((node.start_byte, text_of(node, source)))
+            out.excluded.add((node.start_byte, node.end_byte))
+    elif capture == "skip":
+        out.excluded.update((n.start_byte, n.end_byte) for n in nodes)
+    elif capture == "skip.subtree":
+        out.skip_ranges.extend((n.start_byte, n.end_byte) for n in nodes)
+    elif capture in _PRIMARY:
+        kind = _PRIMARY[capture]
+        candidates = out.candidates
+        for node in nodes:
+            if kind == "import":
+                _offer(out, _import_candidate(capture, node, {capture: [node]}, source, 1))
+                continue
+            key = (node.start_byte, node.end_byte)
+            previous = candidates.get(key)
+            if previous is None or PRIORITY[kind] > PRIORITY[previous.kind]:
+                candidates[key] = Candidate(kind, node, text_of(node, source), weight=1)
+
+
+def _take_match(role: _Role, captures: dict[str, list[Node]], source: bytes, out: Collected) -> None:
+    primary = role.primary
+    if primary is None:
+        if "local.self" in captures and "local.self.scope" in captures:
+            scope = captures["local.self.scope"][0]
+            out.self_names.append((scope.start_byte, scope.end_byte, text_of(captures["local.self"][0], source)))
+        return
+    nodes = captures.get(primary)
+    if not nodes:
+        return
+    node = nodes[0]
+    kind = _PRIMARY[primary]
+    if kind == "import":
+        _offer(out, _import_candidate(primary, node, captures, source, role.weight))
+        return
+    receiver = captures.get(f"{primary}.receiver")
+    subject = captures.get(f"{primary}.subject")
+    _offer(
+        out,
+        Candidate(
+            kind=kind,
+            node=node,
+            name=text_of(node, source),
+            receiver=_receiver_text(receiver[0], source) if receiver else None,
+            subject=text_of(subject[0], source) if subject else None,
+            weight=role.weight,
+        ),
+    )
+
+
+def _offer(out: Collected, candidate: Candidate) -> None:
+    """Keep the candidate unless the same node already holds a stronger role (or an equal one with more context)."""
+    key = (candidate.node.start_byte, candidate.node.end_byte)
+    previous = out.candidates.get(key)
+    if previous is None or (PRIORITY[candidate.kind], candidate.weight) > (PRIORITY[previous.kind], previous.weight):
+        out.candidates[key] = candidate
+
+
+def _import_candidate(
+    capture: str, node: Node, captures: dict[str, list[Node]], source: bytes, weight: int
+) -> Candidate:
+    alias_nodes = captures.get("import.alias")
+    alias = text_of(alias_nodes[0], source) if alias_nodes else None
+    text = text_of(node, source).strip(_QUOTES)
+    if capture == "import.default":
+        return Candidate("import", node, "default", module=_from_text(captures, source), alias=text, weight=weight)
+    if capture == "import.self":
+        whole = text_of(captures["import.module"][0], source) if "import.module" in captures else text
+        return Candidate("import", node, whole, alias=alias, weight=weight)
+    if capture == "import.module":
+        if alias == ".":  # Go's dot import puts the package's names in the file scope: a star import
+            return Candidate("import", node, "*", module=text, weight=weight)
+        return Candidate("import", node, text, alias=None if alias == "_" else alias, weight=weight)
+    module = _from_text(captures, source)
+    name = "*" if text.endswith("*") else text
+    if "::" in name and module is not None:  # `use a::{b::c}`: the module is a::b, the name c
+        head, _, name = name.rpartition("::")
+        module = f"{module}::{head}"
+    return Candidate("import", node, name, module=module, alias=alias, weight=weight)
+
+
+def _from_text(captures: dict[str, list[Node]], source: bytes) -> str | None:
+    nodes = captures.get("import.from")
+    return text_of(nodes[0], source).strip(_QUOTES) if nodes else None
+
+
+def _receiver_text(node: Node, source: bytes) -> str:
+    text = _WHITESPACE_RE.sub("", text_of(node, source))
+    return text if len(text) <= MAX_RECEIVER_CHARS else text[: MAX_RECEIVER_CHARS - 1] + "…"
+
+
+def text_of(node: Node, source: bytes) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")

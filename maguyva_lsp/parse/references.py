@@ -1,0 +1,205 @@
+"""Extract references (calls, imports, inheritance, other uses of names) from one file's syntax tree.
+
+The patterns live in `queries/<grammar>-refs.scm` (capture contract: `ref_query.py`). Conventions of the Reference
+values produced: a whole-module import has `name` = the module as written and `module` None (`import a.b as c` → name
+`a.b`, alias `c`); a name imported from a module has `module` set (`from ..x import y as z` → name `y`, module `..x`,
+alias `z`); `*` is a star import; a JS default import has name `default`; a Go method's receiver variable is reported
+as the receiver `self`. Unqualified names bound locally (parameters, assignments, loop variables) are dropped: they
+never refer to a definition elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from tree_sitter import Tree
+
+from maguyva_lsp.model import Definition, Reference, Span
+from maguyva_lsp.parse.positions import LineIndex
+from maguyva_lsp.parse.ref_query import (
+    SCOPE_CLASS,
+    SCOPE_FUNCTION,
+    Candidate,
+    Collected,
+    Scope,
+    collect,
+    has_reference_query,
+    reference_languages,
+)
+
+__all__ = ["extract_references", "has_reference_query", "reference_languages"]
+
+
+def extract_references(
+    tree: Tree,
+    source: bytes,
+    language: str,
+    path: str,
+    definitions: Sequence[Definition],
+    *,
+    lines: LineIndex | None = None,
+) -> list[Reference]:
+    """Every call, import, base class and other use of a name in one file, in source order, each with the
+    qualified name of its innermost enclosing definition. Empty for grammars without a references query."""
+    collected = collect(language, tree.root_node, source)
+    if collected is None:
+        return []
+    index = lines if lines is not None else LineIndex(source)
+    kept = [c for c in collected.candidates.values() if _is_use(c, collected)]
+    kept.sort(key=lambda c: c.node.start_byte)
+    kept = _drop_shadowed(kept, collected, _file_level_names(definitions, kept))
+    definition_names = {d.name_span for d in definitions}
+    pairs = [(c, s) for c in kept if (s := index.span(c.node)) not in definition_names]
+    enclosing = _enclosing_names([s for _, s in pairs], definitions)
+    _apply_self_names(pairs, collected.self_names)
+    return [
+        Reference(
+            name=c.name,
+            kind=c.kind,
+            path=path,
+            span=span,
+            enclosing=_subject_name(c.subject, definitions) if c.subject else outer,
+            receiver=c.receiver,
+            module=c.module,
+            alias=c.alias,
+        )
+        for (c, span), outer in zip(pairs, enclosing, strict=True)
+    ]
+
+
+def _is_use(candidate: Candidate, collected: Collected) -> bool:
+    """False for nodes marked as never a use, and for plain uses inside a skipped subtree (import statements)."""
+    if candidate.kind == "import":
+        return True
+    key = (candidate.node.start_byte, candidate.node.end_byte)
+    return key not in collected.excluded and not _inside_any(candidate.node.start_byte, collected.skip_ranges)
+
+
+def _inside_any(position: int, ranges: list[tuple[int, int]]) -> bool:
+    # Skipped subtrees (import statements) do not nest, so the one starting last before the position decides.
+    lo, hi = 0, len(ranges)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ranges[mid][0] <= position:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo > 0 and ranges[lo - 1][0] <= position < ranges[lo - 1][1]
+
+
+def _file_level_names(definitions: Sequence[Definition], candidates: Iterable[Candidate]) -> set[str]:
+    """Names a file defines at top level or imports: a module-level assignment does not hide them."""
+    names = {d.name for d in definitions if d.parent is None}
+    for c in candidates:
+        if c.kind == "import":
+            names.add(c.alias or c.name.split(".")[0])
+    return names
+
+
+def _drop_shadowed(candidates: list[Candidate], collected: Collected, file_names: set[str]) -> list[Candidate]:
+    """Remove unqualified uses of names bound in an enclosing local scope, or bound only by a module-level
+    assignment (a variable, not a definition the graph could point at)."""
+    module_bindings = _assign_bindings(collected)
+    kept: list[Candidate] = []
+    stack: list[Scope] = []
+    i = 0
+    for c in candidates:
+        i = _advance(stack, collected.scopes, i, c.node.start_byte)
+        if c.receiver is None and c.kind in ("call", "reference"):
+            if _is_local(c.name, stack):
+                continue
+            if c.name in module_bindings and c.name not in file_names:
+                continue
+        kept.append(c)
+    return kept
+
+
+def _assign_bindings(collected: Collected) -> set[str]:
+    """Put each bound name into its innermost scope; return the names bound at module level."""
+    module_bindings: set[str] = set()
+    stack: list[Scope] = []
+    i = 0
+    for position, name in collected.bindings:
+        i = _advance(stack, collected.scopes, i, position)
+        if stack:
+            stack[-1].bindings.add(name)
+        else:
+            module_bindings.add(name)
+    return module_bindings
+
+
+def _advance(stack: list[Scope], scopes: list[Scope], i: int, position: int) -> int:
+    """Move a sweep to `position`: open the scopes that start at or before it, close those that ended."""
+    while i < len(scopes) and scopes[i].start <= position:
+        scope = scopes[i]
+        i += 1
+        while stack and stack[-1].end <= scope.start:
+            stack.pop()
+        if scope.end > position:
+            stack.append(scope)
+    while stack and stack[-1].end <= position:
+        stack.pop()
+    return i
+
+
+def _is_local(name: str, stack: list[Scope]) -> bool:
+    inside_function = False
+    for scope in reversed(stack):
+        if scope.kind == SCOPE_CLASS and inside_function:
+            continue
+        if name in scope.bindings:
+            return True
+        inside_function = inside_function or scope.kind == SCOPE_FUNCTION
+    return False
+
+
+def _enclosing_names(spans: list[Span], definitions: Sequence[Definition]) -> list[str | None]:
+    """The qualified name of the innermost definition around each span (spans in source order)."""
+    ordered = sorted(definitions, key=lambda d: (d.span.start_line, d.span.start_col, -d.span.end_line))
+    out: list[str | None] = []
+    stack: list[Definition] = []
+    i = 0
+    for span in spans:
+        position = (span.start_line, span.start_col)
+        while i < len(ordered) and _start(ordered[i].span) <= position:
+            definition = ordered[i]
+            i += 1
+            while stack and _end(stack[-1].span) <= _start(definition.span):
+                stack.pop()
+            if _end(definition.span) > position:
+                stack.append(definition)
+        while stack and _end(stack[-1].span) <= position:
+            stack.pop()
+        out.append(stack[-1].qualified_name if stack else None)
+    return out
+
+
+def _start(span: Span) -> tuple[int, int]:
+    return (span.start_line, span.start_col)
+
+
+def _end(span: Span) -> tuple[int, int]:
+    return (span.end_line, span.end_col)
+
+
+def _subject_name(subject: str, definitions: Sequence[Definition]) -> str:
+    """The qualified name of the type an out-of-body inheritance match names (`S` in `impl Trait for S`)."""
+    if any(d.qualified_name == subject for d in definitions):
+        return subject
+    return next((d.qualified_name for d in definitions if d.name == subject), subject)
+
+
+def _apply_self_names(pairs: list[tuple[Candidate, Span]], self_names: list[tuple[int, int, str]]) -> None:
+    """Report a Go method's receiver variable as `self`, so that `s.Close()` in `func (s *S)` resolves like Python."""
+    if not self_names:
+        return
+    for candidate, _ in pairs:
+        receiver = candidate.receiver
+        if receiver is None:
+            continue
+        head, dot, rest = receiver.partition(".")
+        position = candidate.node.start_byte
+        for start, end, name in self_names:
+            if start <= position < end and head == name:
+                candidate.receiver = f"self{dot}{rest}"
+                break
