@@ -1,0 +1,98 @@
+"""Value types of the code graph: symbol and module nodes, edge sites, and how strongly each resolution is trusted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from maguyva_lsp.model import ReferenceKind, Span
+
+EdgeKind = Literal["calls", "imports", "inherits", "references"]
+EDGE_KINDS: tuple[EdgeKind, ...] = ("calls", "imports", "inherits", "references")
+EDGE_KIND_OF: dict[ReferenceKind, EdgeKind] = {
+    "call": "calls",
+    "import": "imports",
+    "inherit": "inherits",
+    "reference": "references",
+}
+
+# How a reference found its target, strongest first. The edge weight (used by PageRank and as a confidence by the
+# queries) follows from it.
+Resolution = Literal["scope", "member", "file", "import", "package", "global", "guess", "ambiguous"]
+# Found through syntax the language defines: lexical scope, `self`/`this` and base classes, the same file, an
+# explicit import, the same package (Go, Java), or the only top-level definition of that name in the project.
+RESOLVED_WEIGHT = 1.0
+# `obj.name()` where nothing says what `obj` is, and exactly one method in the project has that name.
+GUESS_WEIGHT = 0.5
+# Several definitions fit equally well: each candidate gets a weaker edge rather than one of them a guess.
+AMBIGUOUS_WEIGHT = 0.25
+RESOLUTION_WEIGHTS: dict[Resolution, float] = {
+    "scope": RESOLVED_WEIGHT,
+    "member": RESOLVED_WEIGHT,
+    "file": RESOLVED_WEIGHT,
+    "import": RESOLVED_WEIGHT,
+    "package": RESOLVED_WEIGHT,
+    "global": RESOLVED_WEIGHT,
+    "guess": GUESS_WEIGHT,
+    "ambiguous": AMBIGUOUS_WEIGHT,
+}
+
+MODULE_KIND = "module"
+# Definition kinds that hold members reachable through `self`/`this`, `Type.member` and base classes.
+CLASS_KINDS: frozenset[str] = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "type"})
+# Separator between a file path and a qualified name in a symbol node's id.
+ID_SEPARATOR = "::"
+
+
+def symbol_id(path: str, qualified_name: str) -> str:
+    """The node id of a definition: `pkg/mod.py::Config.parse`."""
+    return f"{path}{ID_SEPARATOR}{qualified_name}"
+
+
+def module_id(path: str) -> str:
+    """The node id of a file (module) node: its path."""
+    return path
+
+
+@dataclass(frozen=True, slots=True)
+class SymbolNode:
+    """A graph node: a definition, or a whole file (kind `module`, empty qualified name)."""
+
+    node_id: str
+    path: str
+    name: str
+    qualified_name: str
+    kind: str
+    span: Span
+    name_span: Span
+    parent: str | None = None
+    language: str | None = None
+    member: bool = False  # a definition inside a class-like one (a method, a nested type, an enum member)
+
+    @property
+    def is_module(self) -> bool:
+        return self.kind == MODULE_KIND
+
+    @property
+    def display_name(self) -> str:
+        return self.qualified_name or self.name
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeSite:
+    """One use behind an edge: where it is (in the source node's file), what kind, and how it was resolved."""
+
+    kind: EdgeKind
+    span: Span
+    resolution: Resolution
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class Use:
+    """A resolved use of a symbol, as the queries report it: the using node, the target, and the site."""
+
+    source: str
+    target: str
+    path: str
+    site: EdgeSite

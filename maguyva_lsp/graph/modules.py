@@ -1,0 +1,246 @@
+"""Which module names each file answers to, and which module keys an import statement names, per language family.
+
+A module key is (system, components). Python files answer to their dotted path from the workspace root and to their
+package name (the path from the topmost folder with an `__init__.py`): `src/pkg/mod.py` is both `src.pkg.mod` and
+`pkg.mod`. JS/TS files answer to their path without extension (`index` files also to their folder). Go, Java-family and
+Rust files answer to every suffix of their package path, because an import names a package from a root the workspace
+does not know (`github.com/org/repo/pkg`, `com.example.util`, `crate::a::b`).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Iterable
+
+ModuleKey = tuple[str, tuple[str, ...]]
+
+_SYSTEMS: dict[str, str] = {
+    "python": "py",
+    "javascript": "js",
+    "typescript": "js",
+    "tsx": "js",
+    "go": "go",
+    "java": "jvm",
+    "kotlin": "jvm",
+    "scala": "jvm",
+    "rust": "rs",
+}
+# How a module path is written in an import, per system (to name a submodule: `pkg` + `mod`).
+_SEPARATORS: dict[str, str] = {"py": ".", "js": "/", "go": "/", "jvm": ".", "rs": "::"}
+_JS_SUFFIXES = (".d.ts", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+_PY_SUFFIXES = (".pyi", ".pyw", ".py")
+_RS_ROOT_FILES = ("mod", "lib", "main")
+# Systems whose files answer to every suffix of their package path.
+_SUFFIX_SYSTEMS = frozenset({"go", "jvm", "rs"})
+# Systems where the files of one folder share one namespace (a package).
+PACKAGE_SYSTEMS = frozenset({"go", "jvm"})
+INIT_FILE = "__init__.py"
+
+
+def system_of(language: str | None) -> str | None:
+    """The module system of a language, or None when its imports are not resolved to files."""
+    return _SYSTEMS.get(language or "")
+
+
+def separator(system: str) -> str:
+    return _SEPARATORS[system]
+
+
+def _strip_suffix(name: str, suffixes: Iterable[str]) -> str:
+    for suffix in suffixes:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(p for p in path.split("/") if p)
+
+
+def python_components(path: str) -> tuple[str, ...]:
+    """`pkg/sub/mod.py` → (pkg, sub, mod); `pkg/__init__.py` → (pkg,)."""
+    parts = _parts(_strip_suffix(path, _PY_SUFFIXES))
+    return parts[:-1] if parts and parts[-1] == "__init__" else parts
+
+
+class ModuleIndex:
+    """Module keys → files, kept up to date as files come and go (including package changes from `__init__.py`)."""
+
+    def __init__(self) -> None:
+        self._files: dict[ModuleKey, set[str]] = defaultdict(set)
+        self._keys: dict[str, tuple[ModuleKey, ...]] = {}
+        self._systems: dict[str, str] = {}
+        self._init_dirs: set[str] = set()
+        self._packages: dict[tuple[str, str], set[str]] = defaultdict(set)
+
+    def add(self, path: str, language: str | None) -> set[ModuleKey]:
+        """Register a file; returns every key whose files changed (the file's, and those of files whose package
+        name changed because an `__init__.py` appeared)."""
+        system = system_of(language)
+        if system is None or path in self._keys:
+            return set()
+        self._systems[path] = system
+        changed: set[ModuleKey] = set()
+        if system == "py" and posixpath.basename(path) == INIT_FILE:
+            changed |= self._repackage(posixpath.dirname(path), add=True)
+        self._packages[(system, posixpath.dirname(path))].add(path)
+        changed |= self._register(path)
+        return changed
+
+    def remove(self, path: str) -> set[ModuleKey]:
+        """Forget a file; returns every key whose files changed."""
+        system = self._systems.pop(path, None)
+        if system is None:
+            return set()
+        changed = self._unregister(path)
+        self._packages[(system, posixpath.dirname(path))].discard(path)
+        if system == "py" and posixpath.basename(path) == INIT_FILE:
+            changed |= self._repackage(posixpath.dirname(path), add=False)
+        return changed
+
+    def files(self, key: ModuleKey) -> frozenset[str]:
+        return frozenset(self._files.get(key, ()))
+
+    def keys_of(self, path: str) -> tuple[ModuleKey, ...]:
+        return self._keys.get(path, ())
+
+    def package_files(self, path: str) -> frozenset[str]:
+        """The files of the same package (folder) in Go and the Java family; empty elsewhere."""
+        system = self._systems.get(path)
+        if system not in PACKAGE_SYSTEMS:
+            return frozenset()
+        return frozenset(self._packages.get((system, posixpath.dirname(path)), ()))
+
+    def module_name(self, path: str) -> str:
+        """A readable module name: the Python package name, else the path without extension."""
+        keys = self._keys.get(path, ())
+        if keys and keys[0][0] == "py":
+            return ".".join(keys[-1][1]) or path
+        return path
+
+    def _register(self, path: str) -> set[ModuleKey]:
+        keys = self._compute_keys(path)
+        self._keys[path] = keys
+        for key in keys:
+            self._files[key].add(path)
+        return set(keys)
+
+    def _unregister(self, path: str) -> set[ModuleKey]:
+        keys = self._keys.pop(path, ())
+        for key in keys:
+            holders = self._files.get(key)
+            if holders is not None:
+                holders.discard(path)
+                if not holders:
+                    del self._files[key]
+        return set(keys)
+
+    def _repackage(self, folder: str, *, add: bool) -> set[ModuleKey]:
+        """An `__init__.py` came or went: re-register the Python files below its folder under their new names."""
+        below = [
+            p
+            for p, s in self._systems.items()
+            if s == "py" and p in self._keys and (folder == "" or p.startswith(folder + "/"))
+        ]
+        changed: set[ModuleKey] = set()
+        for p in below:
+            changed |= self._unregister(p)
+        if add:
+            self._init_dirs.add(folder)
+        else:
+            self._init_dirs.discard(folder)
+        for p in below:
+            changed |= self._register(p)
+        return changed
+
+    def _compute_keys(self, path: str) -> tuple[ModuleKey, ...]:
+        system = self._systems[path]
+        if system == "py":
+            full = python_components(path)
+            package = self._python_package_name(path, full)
+            return tuple(dict.fromkeys([("py", full), ("py", package)]))
+        if system == "js":
+            stem = _parts(_strip_suffix(path, _JS_SUFFIXES))
+            keys = [("js", stem)]
+            if stem and stem[-1] == "index":
+                keys.append(("js", stem[:-1]))
+            return tuple(keys)
+        if system == "rs":
+            parts = _parts(_strip_suffix(path, (".rs",)))
+            components = parts[:-1] if parts and parts[-1] in _RS_ROOT_FILES else parts
+        else:
+            components = _parts(posixpath.dirname(path))
+        return tuple((system, components[i:]) for i in range(len(components)))
+
+    def _python_package_name(self, path: str, full: tuple[str, ...]) -> tuple[str, ...]:
+        """The dotted name Python itself would give: from the topmost folder of a chain of `__init__.py` folders."""
+        folder = posixpath.dirname(path)
+        top = folder
+        while top and top in self._init_dirs:
+            top = posixpath.dirname(top)
+        if top == folder and posixpath.basename(path) != INIT_FILE:
+            return full[-1:]  # not inside a package: a top-level module named after the file
+        depth = len(_parts(top))
+        return full[depth:]
+
+
+def import_keys(spec: str, importer: str, system: str) -> list[ModuleKey]:
+    """The module keys an import names, best first (the first key that has files wins)."""
+    if system == "py":
+        return [("py", c)] if (c := _python_spec(spec, importer)) is not None else []
+    if system == "js":
+        return _js_keys(spec, importer)
+    if system == "rs":
+        return _rust_keys(spec, importer)
+    parts = tuple(p for p in spec.replace("/", ".").split(".") if p) if system == "jvm" else _parts(spec)
+    if system == "go":  # the longest tail of the import path that is a folder of the workspace
+        return [("go", parts[i:]) for i in range(len(parts))]
+    return [(system, parts)] if parts else []
+
+
+def submodule_spec(spec: str, name: str, system: str) -> str:
+    """The import spec of a module inside another: `pkg` + `mod` → `pkg.mod`; `..` + `mod` → `..mod`."""
+    if system == "py" and spec.endswith("."):
+        return f"{spec}{name}"
+    return f"{spec}{_SEPARATORS[system]}{name}"
+
+
+def _python_spec(spec: str, importer: str) -> tuple[str, ...] | None:
+    dots = len(spec) - len(spec.lstrip("."))
+    rest = tuple(p for p in spec[dots:].split(".") if p)
+    if dots == 0:
+        return rest
+    package = python_components(importer)
+    if posixpath.basename(importer) != INIT_FILE:
+        package = package[:-1]
+    up = dots - 1
+    if up > len(package):
+        return None
+    return package[: len(package) - up] + rest
+
+
+def _js_keys(spec: str, importer: str) -> list[ModuleKey]:
+    if spec.startswith("."):
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
+        if joined.startswith(".."):
+            return []
+        return [("js", _parts(_strip_suffix(joined, _JS_SUFFIXES)))]
+    return [("js", _parts(_strip_suffix(spec.lstrip("/"), _JS_SUFFIXES)))]
+
+
+def _rust_keys(spec: str, importer: str) -> list[ModuleKey]:
+    parts = [p for p in spec.split("::") if p]
+    if not parts:
+        return []
+    if parts[0] in ("self", "super"):
+        own = list(_parts(_strip_suffix(importer, (".rs",))))
+        if own and own[-1] in _RS_ROOT_FILES:
+            own.pop()
+        while parts and parts[0] in ("self", "super"):
+            if parts.pop(0) == "super" and own:
+                own.pop()
+        return [("rs", (*own, *parts))]
+    if parts[0] == "crate":
+        parts = parts[1:]
+    return [("rs", tuple(parts))] if parts else []

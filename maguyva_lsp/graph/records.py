@@ -1,0 +1,187 @@
+"""What the graph keeps of one analysed file: its nodes, its name tables, its import bindings and its references.
+
+A record also knows what other files can observe of it (its signature), so that a change tells which dependency keys
+it invalidates: definitions by name, its import bindings, the bases of its classes.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from maguyva_lsp.graph.model import CLASS_KINDS, MODULE_KIND, SymbolNode, module_id, symbol_id
+from maguyva_lsp.graph.modules import python_components, separator, system_of
+from maguyva_lsp.model import Definition, FileAnalysis, Reference, Span
+
+# A dependency a file's resolution consulted: ("n", name) definitions by that name, ("m", module key) the files of
+# a module, ("i", path) another file's import bindings, ("b", node id) a class's bases, ("d", system, folder) the
+# files of a package.
+DepKey = tuple[object, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportBinding:
+    """What an import binds a local name to: a whole module (`name` None) or one name from a module."""
+
+    module: str  # the module as written in the import
+    name: str | None = None
+    fallback: str | None = None  # a JS default import: a top-level definition named like the local alias
+
+
+@dataclass(slots=True)
+class FileRecord:
+    path: str
+    language: str | None
+    system: str | None
+    module_node: SymbolNode
+    symbols: dict[str, SymbolNode]  # qualified name → node (the first definition of a qualified name wins)
+    top: dict[str, str]  # name → qualified name of the file-level definitions
+    bases: dict[str, tuple[tuple[str, str | None], ...]]  # class qualified name → (name, receiver) of each base
+    bindings: dict[str, tuple[ImportBinding, ...]]  # local name (dotted after `import a.b`) → what it binds
+    stars: tuple[str, ...]  # modules a star import brings all names from
+    references: tuple[Reference, ...]
+    def_identity: frozenset[tuple[str, str, str]] = field(default_factory=frozenset)  # (qualified name, kind, name)
+
+    def node_ids(self) -> list[str]:
+        return [self.module_node.node_id, *(n.node_id for n in self.symbols.values())]
+
+
+def build_record(analysis: FileAnalysis) -> FileRecord:
+    """The record of one analysed file."""
+    path = analysis.path
+    language = analysis.file.language
+    symbols = _symbols(path, language, analysis.definitions)
+    top = {node.name: q for q, node in symbols.items() if node.parent is None}
+    bindings, stars = _bindings(analysis.references, system_of(language))
+    return FileRecord(
+        path=path,
+        language=language,
+        system=system_of(language),
+        module_node=_module_node(path, language, analysis.text),
+        symbols=symbols,
+        top=top,
+        bases=_bases(analysis.references, symbols),
+        bindings=bindings,
+        stars=stars,
+        references=analysis.references,
+        def_identity=frozenset((q, n.kind, n.name) for q, n in symbols.items()),
+    )
+
+
+def _module_node(path: str, language: str | None, text: str) -> SymbolNode:
+    stem = posixpath.basename(path).split(".")[0]
+    if language == "python":
+        name = ".".join(python_components(path)) or stem
+    else:
+        name = (
+            stem
+            if stem not in ("index", "mod", "lib", "main", "__init__")
+            else posixpath.basename(posixpath.dirname(path)) or stem
+        )
+    lines = text.count("\n")
+    whole = Span(0, 0, lines, 0)
+    return SymbolNode(
+        node_id=module_id(path),
+        path=path,
+        name=name,
+        qualified_name="",
+        kind=MODULE_KIND,
+        span=whole,
+        name_span=Span(0, 0, 0, 0),
+        language=language,
+    )
+
+
+def _symbols(path: str, language: str | None, definitions: Iterable[Definition]) -> dict[str, SymbolNode]:
+    kinds = {d.qualified_name: d.kind for d in definitions}
+    symbols: dict[str, SymbolNode] = {}
+    for d in definitions:
+        q = d.qualified_name
+        previous = symbols.get(q)
+        # `impl S` and `struct S` share a name: the type itself is the better node to show.
+        if previous is not None and previous.kind != "impl":
+            continue
+        parent_kind = kinds.get(d.parent) if d.parent else None
+        symbols[q] = SymbolNode(
+            node_id=symbol_id(path, q),
+            path=path,
+            name=d.name,
+            qualified_name=q,
+            kind=d.kind,
+            span=d.span,
+            name_span=d.name_span,
+            parent=d.parent,
+            language=language or d.language,
+            member=d.kind == "method" or parent_kind in CLASS_KINDS,
+        )
+    return symbols
+
+
+def _bindings(
+    references: Iterable[Reference], system: str | None
+) -> tuple[dict[str, tuple[ImportBinding, ...]], tuple[str, ...]]:
+    bindings: dict[str, list[ImportBinding]] = {}
+    stars: list[str] = []
+    for ref in references:
+        if ref.kind != "import":
+            continue
+        if ref.module is None:
+            for local, module in _module_locals(ref, system):
+                bindings.setdefault(local, []).append(ImportBinding(module))
+        elif ref.name == "*":
+            stars.append(ref.module)
+        elif ref.name == "default":
+            local = ref.alias or ref.name
+            bindings.setdefault(local, []).append(ImportBinding(ref.module, "default", fallback=local))
+        else:
+            local = ref.alias or ref.name
+            bindings.setdefault(local, []).append(ImportBinding(ref.module, ref.name))
+    return {k: tuple(dict.fromkeys(v)) for k, v in bindings.items()}, tuple(dict.fromkeys(stars))
+
+
+def _module_locals(ref: Reference, system: str | None) -> list[tuple[str, str]]:
+    """(local name, module) pairs a whole-module import binds. Python's `import a.b` binds `a`; the dotted `a.b`
+    is kept too, so that a receiver `a.b` finds its module directly."""
+    if ref.alias:
+        return [(ref.alias, ref.name)]
+    if system == "py":
+        parts = ref.name.split(".")
+        return [(".".join(parts[: i + 1]),) * 2 for i in range(len(parts))]
+    if system == "js" or system is None:
+        return []  # a side-effect import binds nothing
+    last = ref.name.rstrip("/").rsplit(separator(system), 1)[-1]
+    return [(last, ref.name)] if last else []
+
+
+def _bases(
+    references: Iterable[Reference], symbols: dict[str, SymbolNode]
+) -> dict[str, tuple[tuple[str, str | None], ...]]:
+    bases: dict[str, list[tuple[str, str | None]]] = {}
+    for ref in references:
+        if ref.kind == "inherit" and ref.enclosing is not None:
+            owner = ref.enclosing
+            node = symbols.get(owner)
+            if node is not None and node.kind not in CLASS_KINDS:
+                continue  # a base listed inside a method's body belongs to no class of ours
+            bases.setdefault(owner, []).append((ref.name, ref.receiver))
+    return {k: tuple(dict.fromkeys(v)) for k, v in bases.items()}
+
+
+def changed_keys(old: FileRecord | None, new: FileRecord | None) -> set[DepKey]:
+    """The dependency keys whose answers differ between two versions of one file (either may be absent)."""
+    keys: set[DepKey] = set()
+    old_ids = old.def_identity if old else frozenset()
+    new_ids = new.def_identity if new else frozenset()
+    keys.update(("n", name) for _, _, name in old_ids ^ new_ids)
+    path = new.path if new is not None else old.path if old is not None else ""
+    if (old.bindings if old else {}) != (new.bindings if new else {}) or (old.stars if old else ()) != (
+        new.stars if new else ()
+    ):
+        keys.add(("i", path))
+    old_bases = old.bases if old else {}
+    new_bases = new.bases if new else {}
+    for q in set(old_bases) | set(new_bases):
+        if old_bases.get(q) != new_bases.get(q):
+            keys.add(("b", symbol_id(path, q)))
+    return keys

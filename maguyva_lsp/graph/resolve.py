@@ -1,0 +1,466 @@
+"""Name resolution without a type checker: each reference of a file → the graph nodes it most plausibly means.
+
+Order for a plain name: the enclosing definitions (lexical scope; class members too in languages with an implicit
+`this`), the same file, the file's explicit imports (aliases, `from x import y`, re-exports followed), the same
+package (Go, Java), star imports, then a unique top-level definition in the project; several candidates get
+weaker edges to each. `self.x()` / `this.x()` look in the enclosing class and its bases; `mod.f()` / `Type.f()` look
+in the module or class the receiver names; a receiver nothing explains falls back to methods of that name, guessed
+when only one exists. Every index lookup is recorded as a dependency key, so that a change elsewhere re-resolves
+exactly the files whose answers may change.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from maguyva_lsp.graph.model import (
+    CLASS_KINDS,
+    EDGE_KIND_OF,
+    RESOLUTION_WEIGHTS,
+    EdgeSite,
+    Resolution,
+    SymbolNode,
+    module_id,
+    symbol_id,
+)
+from maguyva_lsp.graph.modules import ModuleIndex, import_keys, submodule_spec
+from maguyva_lsp.graph.records import DepKey, FileRecord, ImportBinding
+from maguyva_lsp.model import Reference
+
+# More candidates than this for one name is noise (`get`, `close`, `run`): no edge at all rather than a dozen weak ones.
+MAX_CANDIDATES = 8
+# Levels of base classes searched for a member.
+MAX_BASE_DEPTH = 12
+SELF_NAMES = frozenset({"self", "this", "cls", "Self", "@"})
+_SUPER_RE = re.compile(r"^super\b")
+_RECEIVER_SPLIT = re.compile(r"::|\.|->")
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*\Z")
+# Languages where a method body sees its class's members without `this.` (Java `g()` means `this.g()`).
+IMPLICIT_MEMBER_LANGUAGES = frozenset({"java", "csharp", "kotlin", "scala", "cpp", "swift", "dart"})
+# Languages whose methods may sit in another file than their type (Go: any file of the package; Rust: `impl`).
+DETACHED_METHOD_LANGUAGES = frozenset({"go", "rust"})
+_PYTHON_BUILTINS = frozenset(dir(builtins))
+
+
+class GraphIndex(Protocol):
+    """What resolution reads: the records, the nodes, definitions by name, and the module table."""
+
+    @property
+    def records(self) -> dict[str, FileRecord]: ...
+    @property
+    def nodes(self) -> dict[str, SymbolNode]: ...
+    @property
+    def by_name(self) -> dict[str, set[str]]: ...
+    @property
+    def modules(self) -> ModuleIndex: ...
+    @property
+    def memo(self) -> dict[tuple[object, ...], tuple[list[str], frozenset[DepKey]]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    node_id: str
+    resolution: Resolution
+
+
+@dataclass(slots=True)
+class ResolvedFile:
+    """One file's outgoing edges (source, target, site) and the keys its resolution depended on."""
+
+    edges: list[tuple[str, str, EdgeSite]]
+    deps: set[DepKey] = field(default_factory=set)
+
+
+def resolve_file(index: GraphIndex, record: FileRecord) -> ResolvedFile:
+    """Resolve every reference of one file against the current index."""
+    resolver = _Resolver(index, record, set())
+    edges: list[tuple[str, str, EdgeSite]] = []
+    for ref in record.references:
+        targets = resolver.reference(ref)
+        if not targets:
+            continue
+        source = resolver.source_of(ref)
+        kind = EDGE_KIND_OF[ref.kind]
+        for target in targets:
+            site = EdgeSite(kind, ref.span, target.resolution, RESOLUTION_WEIGHTS[target.resolution])
+            edges.append((source, target.node_id, site))
+    return ResolvedFile(edges, resolver.deps)
+
+
+def _spread(node_ids: list[str], sure: Resolution) -> list[Target]:
+    """One candidate: a sure edge; a few: weaker edges to each; too many: none."""
+    unique = sorted(set(node_ids))
+    if len(unique) == 1:
+        return [Target(unique[0], sure)]
+    if len(unique) > MAX_CANDIDATES:
+        return []
+    return [Target(n, "ambiguous") for n in unique]
+
+
+class _Resolver:
+    def __init__(self, index: GraphIndex, record: FileRecord, deps: set[DepKey]) -> None:
+        self.index = index
+        self.record = record
+        self.deps = deps
+        self.family = record.system or record.language
+
+    # ---- entry points -------------------------------------------------------------------------------------------
+    def reference(self, ref: Reference) -> list[Target]:
+        if ref.kind == "import":
+            return self._import(ref)
+        targets = self._name(ref.name, ref.enclosing) if ref.receiver is None else self._qualified(ref, ref.receiver)
+        if ref.kind == "inherit":
+            types = [t for t in targets if self.index.nodes[t.node_id].kind in CLASS_KINDS]
+            return types or targets
+        return targets
+
+    def source_of(self, ref: Reference) -> str:
+        """The node a use belongs to: its enclosing definition, else the file's module node."""
+        q = ref.enclosing
+        while q:
+            node = self.record.symbols.get(q)
+            if node is not None:
+                return node.node_id
+            q = q.rpartition(".")[0]
+        return module_id(self.record.path)
+
+    # ---- imports ------------------------------------------------------------------------------------------------
+    def _import(self, ref: Reference) -> list[Target]:
+        if ref.module is None or ref.name == "*":
+            files = self._module_files(ref.module if ref.module is not None else ref.name)
+            return [Target(module_id(f), "import") for f in files]
+        binding = ImportBinding(ref.module, ref.name, fallback=ref.alias if ref.name == "default" else None)
+        found = self._from_import(binding)
+        if found:
+            return _spread(found, "import")
+        return [Target(module_id(f), "import") for f in self._module_files(ref.module)]
+
+    def _memo(self, key: tuple[object, ...], compute: Callable[[set[DepKey]], list[str]]) -> list[str]:
+        """A result shared by every file resolved in this pass, with the keys it depended on (added to ours).
+        While it is computed, a cycle (re-exports in a loop, bases in a loop) reads an empty answer."""
+        memo = self.index.memo
+        hit = memo.get(key)
+        if hit is not None:
+            self.deps.update(hit[1])
+            return hit[0]
+        memo[key] = ([], frozenset())
+        deps: set[DepKey] = set()
+        result = compute(deps)
+        memo[key] = (result, frozenset(deps))
+        self.deps.update(deps)
+        return result
+
+    def _module_files(self, spec: str) -> list[str]:
+        """The files an import spec (as written in this file) names."""
+        if self.record.system is None:
+            return []
+        return self._memo(("files", self.record.path, spec), lambda deps: self._find_module_files(spec, deps))
+
+    def _find_module_files(self, spec: str, deps: set[DepKey]) -> list[str]:
+        system = self.record.system
+        for key in import_keys(spec, self.record.path, system) if system else ():
+            deps.add(("m", key))
+            files = self.index.modules.files(key)
+            if files:
+                return sorted(files)
+        return []
+
+    def _from_import(self, binding: ImportBinding) -> list[str]:
+        """Node ids an import binding means: a whole module; or a definition the module exposes (its own or
+        re-exported), else a submodule of that name, else (JS default import) a definition named like the alias."""
+        files = self._module_files(binding.module)
+        if binding.name is None:
+            return [module_id(f) for f in files]
+        out = [n for f in files for n in self._exported(f, binding.name)]
+        if not out and self.record.system is not None:
+            out = [
+                module_id(f)
+                for f in self._module_files(submodule_spec(binding.module, binding.name, self.record.system))
+            ]
+        if not out and binding.fallback:
+            self.deps.add(("n", binding.fallback))
+            out = [symbol_id(f, q) for f in files if (q := self._top_of(f, binding.fallback)) is not None]
+        return out
+
+    def _exported(self, path: str, name: str) -> list[str]:
+        """What the module file `path` exposes as `name`: its own top-level definition, or whatever its own imports
+        bind to that name (a re-export in `__init__.py` / `index.ts`, a star import)."""
+        record = self.index.records.get(path)
+        if record is None:
+            return []
+        self.deps.add(("n", name))
+        q = record.top.get(name)
+        if q is not None:
+            return [symbol_id(path, q)]
+        self.deps.add(("i", path))
+        if name not in record.bindings and not record.stars:
+            return []
+        return self._memo(("export", path, name), lambda deps: _Resolver(self.index, record, deps)._reexport(name))
+
+    def _reexport(self, name: str) -> list[str]:
+        """`name` as this (imported) file binds it through its own imports."""
+        out: list[str] = []
+        for binding in self.record.bindings.get(name, ()):
+            out.extend(self._from_import(binding))
+        if not out:
+            for star in self.record.stars:
+                out.extend(n for f in self._module_files(star) for n in self._exported(f, name))
+        return out
+
+    def _top_of(self, path: str, name: str) -> str | None:
+        record = self.index.records.get(path)
+        return record.top.get(name) if record is not None else None
+
+    # ---- plain names --------------------------------------------------------------------------------------------
+    def _name(self, name: str, enclosing: str | None, *, allow_global: bool = True) -> list[Target]:
+        record = self.record
+        found = self._in_scopes(name, enclosing)
+        if found:
+            return found
+        q = record.top.get(name)
+        if q is not None:
+            return [Target(symbol_id(record.path, q), "file")]
+        if name in record.bindings:  # bound by an import: resolved there or external, never a guess elsewhere
+            ids: list[str] = []
+            for binding in record.bindings[name]:
+                ids.extend(self._from_import(binding))
+            return _spread(ids, "import")
+        package = self._in_package(name)
+        if package:
+            return package
+        starred = [n for star in record.stars for f in self._module_files(star) for n in self._exported(f, name)]
+        if starred:
+            return _spread(starred, "import")
+        if not allow_global or (record.language == "python" and name in _PYTHON_BUILTINS):
+            return []
+        candidates = [n for n in self._named(name, members=False) if self.index.nodes[n].path != record.path]
+        return _spread(candidates, "global")
+
+    def _in_scopes(self, name: str, enclosing: str | None) -> list[Target]:
+        """The enclosing definitions, innermost first. A class body is a scope only for code directly in it,
+        except in languages where methods see their class's members (and inherited ones) without `this`."""
+        record = self.record
+        implicit = record.language in IMPLICIT_MEMBER_LANGUAGES
+        passed_function = False
+        q = enclosing
+        while q:
+            node = record.symbols.get(q)
+            is_class = node is not None and node.kind in CLASS_KINDS
+            if not (is_class and passed_function and not implicit):
+                member = record.symbols.get(f"{q}.{name}")
+                if member is not None:
+                    return [Target(member.node_id, "scope")]
+                if is_class and implicit and node is not None:
+                    inherited = self._member([node.node_id], name)
+                    if inherited:
+                        return inherited
+            passed_function = passed_function or not is_class
+            q = node.parent if node is not None else q.rpartition(".")[0] or None
+        return []
+
+    def _in_package(self, name: str) -> list[Target]:
+        files = self.index.modules.package_files(self.record.path)
+        if not files:
+            return []
+        self.deps.add(("d", self.record.system, self.record.path.rpartition("/")[0]))
+        self.deps.add(("n", name))
+        ids = [symbol_id(f, q) for f in sorted(files) if f != self.record.path and (q := self._top_of(f, name))]
+        return _spread(ids, "package")
+
+    def _same_family(self, node: SymbolNode) -> bool:
+        other = self.index.records.get(node.path)
+        return other is not None and (other.system or other.language) == self.family
+
+    # ---- qualified names: receiver.name -------------------------------------------------------------------------
+    def _qualified(self, ref: Reference, receiver: str) -> list[Target]:
+        parts = [p for p in _RECEIVER_SPLIT.split(receiver) if p]
+        if not parts:
+            return []
+        head = parts[0]
+        if _SUPER_RE.match(head):
+            bases = [b for c in self._enclosing_classes(ref.enclosing) for b in self._bases(c)]
+            return self._member(bases, ref.name)
+        if not all(_IDENTIFIER_RE.match(p) for p in parts):  # a call, subscript or literal: its type is unknown
+            return self._guess_member(ref.name)
+        if head in SELF_NAMES and not (head == "self" and "::" in receiver):
+            classes = self._enclosing_classes(ref.enclosing)
+            if len(parts) == 1:
+                return self._member(classes, ref.name)
+            inner = self._walk(classes, parts[1:])  # `self.Inner.f()`; `self.attr.f()` is an attribute of unknown type
+            return self._member(inner, ref.name) if inner else self._guess_member(ref.name)
+        namespace = self._namespace(parts, ref.enclosing)
+        if namespace is None and "::" in receiver:  # Rust paths: `crate::a::f()`, `super::f()`, `a::f()`
+            namespace = [module_id(f) for f in self._module_files(receiver)] or None
+        if namespace is None:
+            return self._guess_member(ref.name)
+        return self._lookup(namespace, ref.name)
+
+    def _namespace(self, parts: list[str], enclosing: str | None) -> list[str] | None:
+        """The modules/classes a receiver names (node ids); None when nothing explains its head (a variable);
+        empty when it is known but outside the project (an external module)."""
+        bindings = self.record.bindings
+        for k in range(len(parts), 0, -1):
+            dotted = ".".join(parts[:k])
+            if dotted in bindings:
+                ids = [i for b in bindings[dotted] for i in self._from_import(b)]
+                return self._walk(ids, parts[k:])
+        heads = self._name(parts[0], enclosing, allow_global=False)
+        if not heads:
+            return None
+        return self._walk([t.node_id for t in heads], parts[1:])
+
+    def _walk(self, ids: list[str], rest: list[str]) -> list[str]:
+        for part in rest:
+            ids = [t.node_id for t in self._lookup(ids, part)]
+            if not ids:
+                return []
+        return ids
+
+    def _lookup(self, namespace: list[str], name: str) -> list[Target]:
+        """`name` inside modules (a top-level definition or a submodule) and classes (a member, inherited too)."""
+        nodes = self.index.nodes
+        found: list[Target] = []
+        classes = [i for i in namespace if nodes[i].kind in CLASS_KINDS]
+        for i in namespace:
+            node = nodes[i]
+            if not node.is_module:
+                continue
+            exported = self._exported(node.path, name)
+            found.extend(Target(e, "import") for e in exported)
+            if not exported:
+                found.extend(Target(module_id(f), "import") for f in self._submodules(node.path, name))
+        found.extend(self._member(classes, name))
+        return _spread([t.node_id for t in found], found[0].resolution) if found else []
+
+    def _submodules(self, path: str, name: str) -> list[str]:
+        """Files of the module `name` inside the module of `path` (its full key, extended by one component)."""
+        keys = self.index.modules.keys_of(path)
+        if not keys:
+            return []
+        system, components = keys[0]
+        key = (system, (*components, name))
+        self.deps.add(("m", key))
+        return sorted(self.index.modules.files(key))
+
+    # ---- classes ------------------------------------------------------------------------------------------------
+    def _enclosing_classes(self, enclosing: str | None) -> list[str]:
+        """The class-like definition(s) around a use: the nearest one in the scope chain (for a Go method or a Rust
+        `impl`, the type it is bound to, wherever that type is defined)."""
+        record = self.record
+        q = enclosing
+        while q:
+            node = record.symbols.get(q)
+            if node is not None and node.kind in CLASS_KINDS:
+                return self._type_nodes(node)
+            if node is None or node.kind == "method":
+                parent = node.parent if node is not None else q.rpartition(".")[0]
+                if parent and record.symbols.get(parent) is None:
+                    return self._detached_type(parent)
+            q = node.parent if node is not None else q.rpartition(".")[0] or None
+        return []
+
+    def _type_nodes(self, node: SymbolNode) -> list[str]:
+        """A type and, where methods live apart from it, its other parts (Rust `impl` blocks of the same name)."""
+        if self.record.language not in DETACHED_METHOD_LANGUAGES:
+            return [node.node_id]
+        return sorted({node.node_id, *self._detached_type(node.qualified_name)})
+
+    def _detached_type(self, qualified_name: str) -> list[str]:
+        """Nodes of a type named by a method's parent but defined elsewhere (same package or crate)."""
+        name = qualified_name.rpartition(".")[2]
+        self.deps.add(("n", name))
+        nodes = self.index.nodes
+        out = []
+        for n in self.index.by_name.get(name, ()):
+            node = nodes[n]
+            if node.qualified_name == qualified_name and node.kind in CLASS_KINDS and self._near(node):
+                out.append(n)
+        return sorted(out)
+
+    def _near(self, node: SymbolNode) -> bool:
+        """Whether a detached part of a type can belong to the same type: same folder (Go) or same language."""
+        if node.path == self.record.path:
+            return True
+        if self.record.language == "go":
+            return node.path.rpartition("/")[0] == self.record.path.rpartition("/")[0]
+        return node.language == self.record.language
+
+    def _member(self, classes: list[str], name: str) -> list[Target]:
+        """`name` in the classes or, breadth-first, their bases (the first level that has it wins)."""
+        seen: set[str] = set()
+        level = list(classes)
+        self.deps.add(("n", name))
+        for _ in range(MAX_BASE_DEPTH):
+            if not level:
+                break
+            found: list[str] = []
+            following: list[str] = []
+            for c in level:
+                if c in seen:
+                    continue
+                seen.add(c)
+                found.extend(self._own_members(c, name))
+                following.extend(self._bases(c))
+            if found:
+                return _spread(found, "member")
+            level = following
+        return []
+
+    def _own_members(self, class_id: str, name: str) -> list[str]:
+        node = self.index.nodes[class_id]
+        q = f"{node.qualified_name}.{name}"
+        record = self.index.records.get(node.path)
+        own = record.symbols.get(q) if record is not None else None
+        if own is not None:
+            return [own.node_id]
+        if node.language in DETACHED_METHOD_LANGUAGES:
+            nodes = self.index.nodes
+            return sorted(
+                n for n in self.index.by_name.get(name, ()) if nodes[n].qualified_name == q and self._near(nodes[n])
+            )
+        return []
+
+    def _bases(self, class_id: str) -> list[str]:
+        """The classes a class names as its bases."""
+        return self._memo(("bases", class_id), lambda deps: self._find_bases(class_id, deps))
+
+    def _find_bases(self, class_id: str, deps: set[DepKey]) -> list[str]:
+        deps.add(("b", class_id))
+        node = self.index.nodes[class_id]
+        record = self.index.records.get(node.path)
+        if record is None:
+            return []
+        resolver = _Resolver(self.index, record, deps)
+        out: list[str] = []
+        for name, receiver in record.bases.get(node.qualified_name, ()):
+            if receiver is None:
+                targets = resolver._name(name, node.parent)
+            else:
+                space = resolver._namespace([p for p in _RECEIVER_SPLIT.split(receiver) if p], node.parent)
+                targets = resolver._lookup(space, name) if space else []
+            out.extend(t.node_id for t in targets if self.index.nodes[t.node_id].kind in CLASS_KINDS)
+        return [b for b in dict.fromkeys(out) if b != class_id]
+
+    def _guess_member(self, name: str) -> list[Target]:
+        """`obj.name` with an unknown `obj`: a method of that name, sure only when just one exists."""
+        return _spread(self._named(name, members=True), "guess")
+
+    def _named(self, name: str, *, members: bool) -> list[str]:
+        """Definitions of a name in files of this file's language family: members of classes, or top-level ones."""
+        key = ("named", self.family, name, members)
+        return self._memo(key, lambda deps: self._find_named(name, members, deps))
+
+    def _find_named(self, name: str, members: bool, deps: set[DepKey]) -> list[str]:
+        deps.add(("n", name))
+        nodes = self.index.nodes
+        if members:
+            found = [n for n in self.index.by_name.get(name, ()) if nodes[n].member and self._same_family(nodes[n])]
+        else:
+            found = [
+                n for n in self.index.by_name.get(name, ()) if nodes[n].parent is None and self._same_family(nodes[n])
+            ]
+        return sorted(found)

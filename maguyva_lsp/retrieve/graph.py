@@ -1,0 +1,272 @@
+"""The graph retriever: references and impact from the code graph, and central definitions for other questions.
+
+Ranked lists per intent: find_references → the uses of the target (call sites first, then imports, base-class lists
+and other mentions; surer resolutions first); impact_analysis → what depends on the target, each impacted symbol at
+its definition, by depth then centrality; any other intent → definitions whose name matches the target (exactly,
+then by how many of the query's sub-words it holds), the more central first.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from maguyva_lsp.graph import queries
+from maguyva_lsp.graph.build import CodeGraph, GraphState
+from maguyva_lsp.graph.centrality import CentralityScores
+from maguyva_lsp.graph.model import SymbolNode, Use
+from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus, Span
+from maguyva_lsp.tokens import split_identifier, subword_tokens
+
+# Score of a definition whose name is exactly the target; sub-word matches score their matched share below it.
+EXACT_NAME_SCORE = 2.0
+# Names sharing sub-words with the query are read from at most this many names per word (common words are noise).
+MAX_NAMES_PER_WORD = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactedSymbol:
+    """One dependent of a changed symbol: the node, its distance, the chain of symbols that reaches it."""
+
+    node: SymbolNode
+    depth: int
+    via: tuple[str, ...]  # display names, from the changed symbol to this one
+    centrality: float
+
+
+@dataclass(frozen=True, slots=True)
+class ImpactResult:
+    """What `maguyva/impact` reports: the symbol(s) the request named, and everything depending on them."""
+
+    targets: tuple[SymbolNode, ...]
+    impacted: tuple[ImpactedSymbol, ...]
+
+    @property
+    def symbol(self) -> str | None:
+        return self.targets[0].display_name if self.targets else None
+
+    def to_json(self, uri: Callable[[str], str]) -> dict[str, object]:
+        """`{symbol, impacted: [{uri, range, symbol, kind, depth, path, centrality}]}` with 0-based LSP ranges."""
+        return {
+            "symbol": self.symbol,
+            "impacted": [
+                {
+                    "uri": uri(i.node.path),
+                    "range": lsp_range(i.node.name_span if not i.node.is_module else i.node.span),
+                    "symbol": i.node.display_name,
+                    "kind": i.node.kind,
+                    "depth": i.depth,
+                    "path": list(i.via),
+                    "centrality": round(i.centrality, 4),
+                }
+                for i in self.impacted
+            ],
+        }
+
+
+def lsp_range(span: Span) -> dict[str, dict[str, int]]:
+    return {
+        "start": {"line": span.start_line, "character": span.start_col},
+        "end": {"line": span.end_line, "character": span.end_col},
+    }
+
+
+class GraphRetriever:
+    """The `graph` modality. Searches run concurrently with one writer applying batches."""
+
+    def __init__(self, graph: CodeGraph | None = None) -> None:
+        self.graph = graph if graph is not None else CodeGraph()
+
+    @property
+    def name(self) -> Modality:
+        return "graph"
+
+    def status(self) -> RetrieverStatus:
+        return RetrieverStatus(available=True)
+
+    def apply(self, batch: ChangeBatch) -> None:
+        self.graph.apply(batch)
+
+    # ---- the ranked list for fusion -----------------------------------------------------------------------------
+    def search(self, query: RetrievalQuery, limit: int) -> list[Hit]:
+        if limit <= 0:
+            return []
+        scores = self.graph.scores
+        with self.graph.lock:
+            state = self.graph.state
+            if query.intent is Intent.FIND_REFERENCES:
+                targets = queries.find_symbols(state, scores, query.target)
+                return [self._use_hit(state, u) for u in queries.references(state, targets)[:limit]]
+            if query.intent is Intent.IMPACT_ANALYSIS:
+                targets = queries.find_symbols(state, scores, query.target)
+                impacted = queries.impact(state, scores, targets)[:limit]
+                return [self._impact_hit(state, i) for i in impacted]
+            return self._definitions(state, scores, query, limit)
+
+    def _use_hit(self, state: GraphState, use: Use) -> Hit:
+        source = state.nodes[use.source]
+        target = state.nodes[use.target]
+        return Hit(
+            path=use.path,
+            span=use.site.span,
+            score=use.site.weight,
+            symbol=source.display_name,
+            kind=source.kind,
+            detail={
+                "edge": use.site.kind,
+                "resolution": use.site.resolution,
+                "target": target.display_name,
+                "target_path": target.path,
+            },
+        )
+
+    def _impact_hit(self, state: GraphState, impacted: queries.Impacted) -> Hit:
+        node = state.nodes[impacted.node_id]
+        # Nearer first, then more central: the score orders exactly like the ranking.
+        score = 1.0 / impacted.depth + impacted.centrality / (1.0 + impacted.centrality) / (impacted.depth + 1) ** 2
+        return Hit(
+            path=node.path,
+            span=node.span,
+            score=score,
+            symbol=node.display_name,
+            kind=node.kind,
+            detail={
+                "depth": impacted.depth,
+                "path": [state.nodes[n].display_name for n in impacted.via],
+                "centrality": impacted.centrality,
+            },
+        )
+
+    def _definitions(self, state: GraphState, scores: CentralityScores, query: RetrievalQuery, limit: int) -> list[Hit]:
+        """Definitions named by the target, then those sharing its (or the query's) sub-words, central first."""
+        exact = queries.find_symbols(state, scores, query.target) if query.target else []
+        words = set(subword_tokens(query.target or query.text, drop_stopwords=True))
+        if not words:
+            words = set(subword_tokens(query.text, drop_stopwords=True))
+        ranked: dict[str, float] = {n: EXACT_NAME_SCORE for n in exact if not state.nodes[n].is_module}
+        if words:
+            for name in _names_with_words(state, words):
+                name_words = set(split_identifier(name))
+                share = len(words & name_words) / len(words | name_words)
+                for node_id in state.by_name.get(name, ()):
+                    ranked.setdefault(node_id, share)
+        order = sorted(ranked, key=lambda n: (-ranked[n], -scores.of(n), n))[:limit]
+        return [self._definition_hit(state.nodes[n], ranked[n], scores.of(n)) for n in order]
+
+    def _definition_hit(self, node: SymbolNode, match: float, centrality: float) -> Hit:
+        return Hit(
+            path=node.path,
+            span=node.span,
+            score=match + math.log1p(centrality) / 100.0,
+            symbol=node.display_name,
+            kind=node.kind,
+            detail={"match": round(match, 4), "centrality": centrality},
+        )
+
+    # ---- what the server asks directly --------------------------------------------------------------------------
+    def symbols(self, text: str) -> list[SymbolNode]:
+        """The nodes a symbol string names, most central first."""
+        scores = self.graph.scores
+        with self.graph.lock:
+            state = self.graph.state
+            return [state.nodes[n] for n in queries.find_symbols(state, scores, text)]
+
+    def symbols_at(self, path: str, line: int, column: int) -> list[SymbolNode]:
+        """The nodes a position names: the target of a use under it, or the definition there."""
+        with self.graph.lock:
+            state = self.graph.state
+            return [state.nodes[n] for n in queries.nodes_at(state, path, line, column)]
+
+    def references(self, symbol: str, *, min_weight: float = 0.0) -> list[Use]:
+        with self.graph.lock:
+            state = self.graph.state
+            return queries.references(
+                state, queries.find_symbols(state, self.graph.scores, symbol), min_weight=min_weight
+            )
+
+    def references_at(self, path: str, line: int, column: int, *, min_weight: float = 0.0) -> list[Use]:
+        """Uses of whatever the position names (for `textDocument/references`)."""
+        with self.graph.lock:
+            state = self.graph.state
+            return queries.references(state, queries.nodes_at(state, path, line, column), min_weight=min_weight)
+
+    def callers(self, symbol: str) -> list[Use]:
+        with self.graph.lock:
+            state = self.graph.state
+            return queries.callers(state, queries.find_symbols(state, self.graph.scores, symbol))
+
+    def callees(self, symbol: str) -> list[Use]:
+        with self.graph.lock:
+            state = self.graph.state
+            return queries.callees(state, queries.find_symbols(state, self.graph.scores, symbol))
+
+    def impact(
+        self,
+        symbol: str | None = None,
+        *,
+        path: str | None = None,
+        line: int = 0,
+        column: int = 0,
+        max_depth: int = queries.DEFAULT_IMPACT_DEPTH,
+    ) -> ImpactResult:
+        """What depends on a symbol (by name) or on what a position names, up to `max_depth` edges away."""
+        scores = self.graph.scores
+        with self.graph.lock:
+            state = self.graph.state
+            if symbol is not None:
+                targets = queries.find_symbols(state, scores, symbol)
+            elif path is not None:
+                targets = queries.nodes_at(state, path, line, column)
+            else:
+                targets = []
+            found = queries.impact(state, scores, targets, max_depth=max_depth)
+            return ImpactResult(
+                targets=tuple(state.nodes[t] for t in targets),
+                impacted=tuple(
+                    ImpactedSymbol(
+                        state.nodes[i.node_id], i.depth, tuple(state.nodes[n].display_name for n in i.via), i.centrality
+                    )
+                    for i in found
+                ),
+            )
+
+    def node(self, node_id: str) -> SymbolNode | None:
+        with self.graph.lock:
+            return self.graph.state.nodes.get(node_id)
+
+    def centrality(self, path: str, symbol: str | None = None) -> float:
+        """PageRank × node count (the average node has 1) of a definition of the file; 0.0 for unknown. `symbol`
+        is a qualified name (`Config.parse`) or a bare name (the most central definition of it in that file);
+        None asks for the file's centrality."""
+        scores = self.graph.scores
+        if symbol is None:
+            return scores.of_file(path)
+        value = scores.of(f"{path}::{symbol}")
+        if value:
+            return value
+        with self.graph.lock:
+            record = self.graph.state.records.get(path)
+            if record is None:
+                return 0.0
+            same = [n.node_id for n in record.symbols.values() if n.name == symbol]
+        return max((scores.of(n) for n in same), default=0.0)
+
+    def file_centrality(self, path: str) -> float:
+        """The file's PageRank share × file count (the average file has 1); 0.0 for unknown."""
+        return self.graph.scores.of_file(path)
+
+    def degree(self, node_id: str) -> tuple[int, int]:
+        return self.graph.scores.degree(node_id)
+
+    def stats(self) -> dict[str, int]:
+        return self.graph.stats()
+
+
+def _names_with_words(state: GraphState, words: set[str]) -> set[str]:
+    names: set[str] = set()
+    for word in words:
+        holders = state.words.get(word)
+        if holders and len(holders) <= MAX_NAMES_PER_WORD:
+            names |= holders
+    return names

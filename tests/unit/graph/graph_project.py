@@ -1,0 +1,59 @@
+"""Helpers of the graph tests: write a small project into a folder, analyse it for real, build the graph."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from maguyva_lsp.graph.build import CodeGraph
+from maguyva_lsp.model import ChangeBatch, FileAnalysis, PathClass, SourceFile
+from maguyva_lsp.parse.analyze import analyze_file
+from maguyva_lsp.parse.languages import language_for_path
+
+Edge = tuple[str, str, str, str]  # source, target, edge kind, resolution
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+def analyze_path(root: Path, rel: str) -> FileAnalysis:
+    data = (root / rel).read_bytes()
+    source = SourceFile(rel, str(root / rel), language_for_path(rel), PathClass.SOURCE, len(data), 0)
+    return analyze_file(source, data)
+
+
+def analyze_files(root: Path, files: dict[str, str]) -> list[FileAnalysis]:
+    write_tree(root, files)
+    return [analyze_path(root, rel) for rel in sorted(files)]
+
+
+def build_graph(root: Path, files: dict[str, str]) -> CodeGraph:
+    graph = CodeGraph()
+    graph.apply(ChangeBatch(updated=tuple(analyze_files(root, files))))
+    return graph
+
+
+def edges(graph: CodeGraph) -> set[Edge]:
+    """Every use behind every edge, reduced to (source, target, kind, resolution)."""
+    return {
+        (u, v, site.kind, site.resolution)
+        for u, v, data in graph.state.graph.edges(data=True)
+        for site in data["sites"]
+    }
+
+
+def resolved(graph: CodeGraph, kind: str = "calls") -> set[tuple[str, str]]:
+    """(source, target) pairs of one kind of use."""
+    return {(u, v) for u, v, k, _ in edges(graph) if k == kind}
+
+
+def snapshot(graph: CodeGraph) -> tuple[set[str], set[tuple[str, str, tuple[object, ...]]]]:
+    """Nodes and edges with every site's full data: what a fresh build and an incremental one must agree on."""
+    state = graph.state
+    nodes = set(state.graph.nodes)
+    edge_data = {(u, v, tuple(sorted(data["sites"], key=repr))) for u, v, data in state.graph.edges(data=True)}
+    return nodes, edge_data

@@ -1,0 +1,179 @@
+"""Name resolution on small TypeScript projects, and smoke tests for Go, Java and Rust."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from graph_project import build_graph, resolved
+
+from maguyva_lsp.graph.build import CodeGraph
+
+TYPESCRIPT = {
+    "src/util/math.ts": """
+        export function twice(x: number): number { return x * 2; }
+        export default function half(x: number): number { return x / 2; }
+        export function fib(n: number): number { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+        """,
+    "src/util/index.ts": """
+        export { twice as double } from './math';
+        export * from './math';
+        """,
+    "src/shapes.ts": """
+        import { twice as dbl } from './util/math';
+        import half from './util/math';
+        import * as m from './util/math';
+        export interface Shape { area(): number; }
+        export class Base implements Shape {
+          area(): number { return 0; }
+          describe(): string { return String(this.area()); }
+        }
+        export class Square extends Base {
+          constructor(private side: number) { super(); }
+          area(): number { return dbl(this.side) + half(2) + m.fib(3); }
+          label(): string { return this.describe(); }
+        }
+        """,
+    "src/app.tsx": """
+        import { Square } from './shapes';
+        import { double, fib } from './util';
+        const { twice } = require('./util/math');
+        export function App() {
+          const s = new Square(2);
+          return <View size={double(s.area()) + fib(1) + twice(1)} />;
+        }
+        function View(props: { size: number }) { return null; }
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def ts(tmp_path_factory: pytest.TempPathFactory) -> CodeGraph:
+    return build_graph(tmp_path_factory.mktemp("ts"), TYPESCRIPT)
+
+
+def test_typescript_aliased_default_and_namespace_imports(ts: CodeGraph) -> None:
+    calls = resolved(ts)
+    assert ("src/shapes.ts::Square.area", "src/util/math.ts::twice") in calls
+    assert ("src/shapes.ts::Square.area", "src/util/math.ts::half") in calls
+    assert ("src/shapes.ts::Square.area", "src/util/math.ts::fib") in calls
+
+
+def test_typescript_this_and_inherited_methods(ts: CodeGraph) -> None:
+    calls = resolved(ts)
+    assert ("src/shapes.ts::Base.describe", "src/shapes.ts::Base.area") in calls
+    assert ("src/shapes.ts::Square.label", "src/shapes.ts::Base.describe") in calls
+    inherits = resolved(ts, "inherits")
+    assert ("src/shapes.ts::Square", "src/shapes.ts::Base") in inherits
+    assert ("src/shapes.ts::Base", "src/shapes.ts::Shape") in inherits
+
+
+def test_typescript_reexports_require_jsx_and_recursion(ts: CodeGraph) -> None:
+    calls = resolved(ts)
+    assert ("src/app.tsx::App", "src/shapes.ts::Square") in calls  # new Square()
+    assert ("src/app.tsx::App", "src/util/math.ts::twice") in calls  # via index.ts `twice as double`, and require
+    assert ("src/app.tsx::App", "src/util/math.ts::fib") in calls  # via index.ts `export *`
+    assert ("src/app.tsx::App", "src/app.tsx::View") in calls  # <View />
+    assert ("src/util/math.ts::fib", "src/util/math.ts::fib") in calls
+    assert ("src/app.tsx", "src/shapes.ts::Square") in resolved(ts, "imports")
+
+
+def test_go_packages_receivers_and_embedding(tmp_path: Path) -> None:
+    graph = build_graph(
+        tmp_path,
+        {
+            "util/util.go": "package util\n\nfunc Twice(x int) int { return helper(x) }\n",
+            "util/helper.go": "package util\n\nfunc helper(x int) int { return x * 2 }\n",
+            "shapes/shapes.go": """
+                package shapes
+
+                import u "example.com/app/util"
+
+                type Base struct{}
+
+                func (b *Base) Area() int { return 0 }
+
+                type Square struct {
+                    Base
+                    side int
+                }
+                """,
+            "shapes/methods.go": """
+                package shapes
+
+                import "example.com/app/util"
+
+                func (s *Square) Double() int { return util.Twice(s.side) + s.Area() + s.Half() }
+
+                func (s *Square) Half() int { return s.side / 2 }
+                """,
+        },
+    )
+    calls = resolved(graph)
+    assert ("util/util.go::Twice", "util/helper.go::helper") in calls  # same package, other file
+    assert ("shapes/methods.go::Square.Double", "util/util.go::Twice") in calls
+    assert ("shapes/methods.go::Square.Double", "shapes/methods.go::Square.Half") in calls
+    assert ("shapes/methods.go::Square.Double", "shapes/shapes.go::Base.Area") in calls  # through embedding
+    assert ("shapes/shapes.go::Square", "shapes/shapes.go::Base") in resolved(graph, "inherits")
+
+
+def test_java_packages_imports_and_inheritance(tmp_path: Path) -> None:
+    graph = build_graph(
+        tmp_path,
+        {
+            "src/main/java/com/acme/util/Strings.java": """
+                package com.acme.util;
+                public class Strings { public static String trim(String s) { return s.trim(); } }
+                """,
+            "src/main/java/com/acme/shapes/Base.java": """
+                package com.acme.shapes;
+                public class Base { public int area() { return 0; } }
+                """,
+            "src/main/java/com/acme/shapes/Square.java": """
+                package com.acme.shapes;
+                import com.acme.util.Strings;
+                public class Square extends Base {
+                  public String label() { return Strings.trim("x") + area() + this.twice(); }
+                  int twice() { return new Base().area() * 2; }
+                }
+                """,
+        },
+    )
+    calls = resolved(graph)
+    square = "src/main/java/com/acme/shapes/Square.java"
+    base = "src/main/java/com/acme/shapes/Base.java"
+    assert (f"{square}::Square.label", "src/main/java/com/acme/util/Strings.java::Strings.trim") in calls
+    assert (f"{square}::Square.label", f"{base}::Base.area") in calls  # implicit this, inherited
+    assert (f"{square}::Square.label", f"{square}::Square.twice") in calls
+    assert (f"{square}::Square.twice", f"{base}::Base") in calls  # same package, no import
+    assert (f"{square}::Square", f"{base}::Base") in resolved(graph, "inherits")
+
+
+def test_rust_use_impl_trait_and_self(tmp_path: Path) -> None:
+    graph = build_graph(
+        tmp_path,
+        {
+            "src/lib.rs": "pub mod geo;\npub mod util;\n",
+            "src/util.rs": "pub fn twice(x: i32) -> i32 { x * 2 }\n",
+            "src/geo.rs": """
+                use crate::util::twice;
+                pub trait Shape { fn area(&self) -> i32; }
+                pub struct Square { side: i32 }
+                impl Square {
+                    pub fn new(side: i32) -> Self { Square { side } }
+                    fn double(&self) -> i32 { twice(self.area()) }
+                }
+                impl Shape for Square {
+                    fn area(&self) -> i32 { self.side * self.side }
+                }
+                pub fn make() -> i32 { Square::new(2).double() + crate::util::twice(1) }
+                """,
+        },
+    )
+    calls = resolved(graph)
+    assert ("src/geo.rs::Square.double", "src/util.rs::twice") in calls
+    assert ("src/geo.rs::Square.double", "src/geo.rs::Square.area") in calls
+    assert ("src/geo.rs::make", "src/geo.rs::Square.new") in calls
+    assert ("src/geo.rs::make", "src/util.rs::twice") in calls  # crate::util::twice(1)
+    assert ("src/geo.rs::make", "src/geo.rs::Square.double") in calls  # on a call's result: the one `double`
+    assert ("src/geo.rs::Square", "src/geo.rs::Shape") in resolved(graph, "inherits")
