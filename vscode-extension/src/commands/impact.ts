@@ -70,7 +70,8 @@ export class ImpactAnalysis implements vscode.Disposable {
             void vscode.window.showInformationMessage('Maguyva: put the cursor on a symbol in an editor first.');
             return;
         }
-        const position = editor.selection.active;
+        // A selected word (double-click) has its cursor after the word: ask about where the selection starts.
+        const position = editor.selection.isEmpty ? editor.selection.active : editor.selection.start;
         const params = {
             textDocument: { uri: editor.document.uri.toString() },
             position: { line: position.line, character: position.character },

@@ -12,14 +12,16 @@ export interface OpenOptions {
     preview?: boolean;
 }
 
+/** Opens `uri` with the cursor at the start of `range` (a range may span a whole definition: selecting all of it would
+ *  hide the cursor and make the next command act on the wrong end) and scrolls the range into view. */
 export async function openLocation(uri: string, range: LspRange, options: OpenOptions = {}): Promise<vscode.TextEditor> {
-    const selection = toRange(range);
+    const target = toRange(range);
     const editor = await vscode.window.showTextDocument(vscode.Uri.parse(uri), {
-        selection,
+        selection: new vscode.Range(target.start, target.start),
         preview: options.preview ?? false,
         preserveFocus: options.preview ?? false,
     });
-    editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    editor.revealRange(target, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     return editor;
 }
 

@@ -1,0 +1,215 @@
+// Drives a running code-server (with the packaged extension installed) in headless Chromium, as a user would:
+// status bar count, search palette, right-click impact analysis, F12 definition fallback. A screenshot per step.
+// Usage: node vscode.e2e.mjs --url URL --workspace DIR --out SCREENSHOT_DIR
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { locate } from './workspace.mjs';
+
+const { values: args } = parseArgs({
+    options: {
+        url: { type: 'string' },
+        workspace: { type: 'string' },
+        out: { type: 'string' },
+        chromium: { type: 'string', default: '/usr/bin/chromium' },
+    },
+});
+if (!args.url || !args.out) {
+    console.error('usage: node vscode.e2e.mjs --url URL --workspace DIR --out SCREENSHOT_DIR');
+    process.exit(2);
+}
+
+/** Indexing a tiny workspace is quick, but the server's first start imports its parsers and models. */
+const INDEX_TIMEOUT_MS = 180_000;
+const UI_TIMEOUT_MS = 30_000;
+const VIEWPORT = { width: 1280, height: 800 };
+const CHROMIUM_FLAGS = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+];
+
+mkdirSync(args.out, { recursive: true });
+const browser = await chromium.launch({ executablePath: args.chromium, args: CHROMIUM_FLAGS, headless: true });
+const page = await browser.newPage({ viewport: VIEWPORT });
+let shots = 0;
+let passed = 0;
+
+async function shot(name) {
+    shots += 1;
+    const path = join(args.out, `${String(shots).padStart(2, '0')}-${name}.png`);
+    await page.screenshot({ path });
+    return path;
+}
+
+async function check(name, body) {
+    const started = Date.now();
+    await body();
+    passed += 1;
+    console.log(`ok ${passed} - ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
+function fail(message) {
+    throw new Error(message);
+}
+
+const quickInput = () => page.locator('.quick-input-widget');
+const quickRows = () => page.locator('.quick-input-widget .monaco-list-row');
+
+/** "Ln 16, Col 6" from the status bar, as numbers. */
+async function cursorPosition() {
+    const text = (await page.locator('[id="status.editor.selection"]').first().textContent()) ?? '';
+    const match = /Ln (\d+), Col (\d+)/.exec(text);
+    return match ? { line: Number(match[1]), column: Number(match[2]) } : undefined;
+}
+
+/** Waits until the active editor tab is the workspace file `relativePath`. */
+async function waitForEditor(relativePath) {
+    await page.waitForFunction(
+        (suffix) => document.querySelector('.tab.active .tab-label')?.getAttribute('aria-label')?.endsWith(suffix) ?? false,
+        `/${relativePath}`,
+        { timeout: UI_TIMEOUT_MS },
+    );
+}
+
+/** Quick Open (Ctrl+P) by file name. */
+async function openFile(relativePath) {
+    await page.keyboard.press('Control+P');
+    await quickInput().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await page.keyboard.type(relativePath, { delay: 20 });
+    await quickRows().filter({ hasText: relativePath.split('/').pop() }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.keyboard.press('Enter');
+    await waitForEditor(relativePath);
+}
+
+/** The token `word` on the first editor line matching `linePattern`, in the active editor. */
+function wordInLine(linePattern, word) {
+    return page
+        .locator('.editor-group-container.active .monaco-editor .view-line')
+        .filter({ hasText: linePattern })
+        .first()
+        .locator('span > span')
+        .filter({ hasText: new RegExp(`^${word}$`) })
+        .first();
+}
+
+try {
+    for (let attempt = 0; ; attempt += 1) {
+        try {
+            await page.goto(args.url, { waitUntil: 'domcontentloaded', timeout: UI_TIMEOUT_MS });
+            break;
+        } catch (error) {
+            if (attempt >= 5) {
+                throw error;
+            }
+            await page.waitForTimeout(1_000);
+        }
+    }
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+
+    await check('the status bar shows the indexed count', async () => {
+        const item = page.locator('.statusbar-item').filter({ hasText: /Maguyva: [\d,]+ files? · [\d,]+ symbols?/ });
+        await item.first().waitFor({ timeout: INDEX_TIMEOUT_MS });
+        const text = (await item.first().textContent()) ?? '';
+        const [, files, symbols] = /([\d,]+) files? · ([\d,]+) symbols?/.exec(text) ?? [];
+        if (Number(files?.replace(/,/g, '')) < 3 || Number(symbols?.replace(/,/g, '')) < 3) {
+            fail(`too few files or symbols indexed: ${text}`);
+        }
+        await shot('status-bar');
+        await item.first().click();
+        await quickRows().filter({ hasText: 'symbols' }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+        await shot('status-details');
+        await page.keyboard.press('Escape');
+    });
+
+    const definition = locate('config/config.go', 'func ParseConfig');
+    await check('the search palette (Ctrl+Alt+M) returns a real result and opens it', async () => {
+        await openFile('main.go');
+        await page.keyboard.press('Control+Alt+M');
+        await quickInput().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+        await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible' });
+        await page.keyboard.type('ParseConfig', { delay: 40 });
+        const row = quickRows().filter({ hasText: 'ParseConfig' }).filter({ hasText: 'config/config.go' }).first();
+        const errorRow = quickRows().filter({ has: page.locator('.codicon-error') }).first();
+        await row.or(errorRow).waitFor({ timeout: UI_TIMEOUT_MS });
+        if (await errorRow.isVisible()) {
+            fail(`the search failed: ${await errorRow.textContent()}`);
+        }
+        const title = (await page.locator('.quick-input-widget .quick-input-title').first().textContent()) ?? '';
+        if (!/Maguyva: .+ · .+ · (quick|standard|thorough) · \d+ results? in/.test(title)) {
+            fail(`the palette title does not show intent and strategy: ${JSON.stringify(title)}`);
+        }
+        const first = ((await quickRows().first().textContent()) ?? '').replace(/\s+/g, ' ');
+        if (!first.includes('ParseConfig') || !first.includes('config/config.go')) {
+            fail(`the first result is not the definition of ParseConfig: ${first}`);
+        }
+        const [, line] = /config\/config\.go:(\d+)/.exec(first) ?? [];
+        await shot('palette');
+        await page.keyboard.press('Enter');
+        await waitForEditor('config/config.go');
+        await page.waitForTimeout(300);
+        const cursor = await cursorPosition();
+        if (cursor?.line !== Number(line)) {
+            fail(`opened at ${JSON.stringify(cursor)}, the result said line ${line}`);
+        }
+        await shot('palette-opened');
+    });
+
+    await check('right-click → Maguyva: Impact Analysis lists a real caller', async () => {
+        const word = wordInLine(/func\s+ParseConfig/, 'ParseConfig');
+        await word.click();
+        await word.click({ button: 'right' });
+        const entry = page.locator('.context-view .action-item').filter({ hasText: 'Maguyva: Impact Analysis' }).first();
+        await entry.waitFor({ timeout: UI_TIMEOUT_MS });
+        await shot('context-menu');
+        await entry.click();
+        const caller = page.locator('.part.sidebar .monaco-list-row').filter({ hasText: 'StartServer' }).first();
+        await caller.waitFor({ timeout: UI_TIMEOUT_MS });
+        const tree = ((await page.locator('.part.sidebar').first().textContent()) ?? '').replace(/\s+/g, ' ');
+        if (!/Direct dependents \(\d+\)/.test(tree) || !tree.includes('server/server.go:')) {
+            fail(`the impact view does not group the caller by depth: ${tree}`);
+        }
+        await shot('impact');
+        await caller.click();
+        await waitForEditor('server/server.go');
+        await shot('impact-opened');
+    });
+
+    await check('F12 in a Go file (no other definition provider) jumps to the definition', async () => {
+        const call = locate('server/server.go', 'ParseConfig(path)');
+        const word = wordInLine(/config\.ParseConfig\(path\)/, 'ParseConfig');
+        await word.click();
+        const before = await cursorPosition();
+        if (before?.line !== call.line) {
+            fail(`the cursor is not on the call: ${JSON.stringify(before)}`);
+        }
+        await page.keyboard.press('F12');
+        await waitForEditor('config/config.go');
+        await page.waitForTimeout(300);
+        const cursor = await cursorPosition();
+        // A definition's range may start at its doc comment, one line above the `func` line.
+        if (!cursor || cursor.line < definition.line - 1 || cursor.line > definition.line) {
+            fail(`F12 landed at ${JSON.stringify(cursor)}, the definition is on line ${definition.line}`);
+        }
+        await shot('definition');
+    });
+
+    console.log(`e2e: ${passed} passed, 0 failed`);
+} catch (error) {
+    console.error(`not ok - ${error instanceof Error ? error.message : String(error)}`);
+    try {
+        console.error(`failure screenshot: ${await shot('failure')}`);
+    } catch {
+        // The page may be gone; the error above is what matters.
+    }
+    console.log(`e2e: ${passed} passed, 1 failed`);
+    process.exitCode = 1;
+} finally {
+    await browser.close();
+}
