@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from maguyva_lsp.embed.base import EmbedderError, Embeddings, TextStyle, pack_signs, unit_rows
+from maguyva_lsp.embed.base import BITS_PER_BYTE, EmbedderError, Embeddings, TextStyle, pack_signs, unit_rows
 
 log = logging.getLogger(__name__)
 
@@ -103,11 +103,15 @@ class LocalEmbedder:
     def _embed(self, texts: Sequence[str]) -> Embeddings:
         if not texts:
             return Embeddings.empty(LOCAL_DIMENSION, with_floats=True)
-        pooled = np.empty((len(texts), LOCAL_DIMENSION), dtype=np.float32)
+        # Filled batch by batch: the only full-size buffers are the results themselves.
+        floats = np.empty((len(texts), LOCAL_DIMENSION), dtype=np.float32)
+        codes = np.empty((len(texts), LOCAL_DIMENSION // BITS_PER_BYTE), dtype=np.uint8)
         for start in range(0, len(texts), EMBED_BATCH_TEXTS):
-            batch = texts[start : start + EMBED_BATCH_TEXTS]
-            pooled[start : start + len(batch)] = self.pool(batch)
-        return Embeddings(pack_signs(pooled), unit_rows(pooled))
+            pooled = self.pool(texts[start : start + EMBED_BATCH_TEXTS])
+            stop = start + len(pooled)
+            codes[start:stop] = pack_signs(pooled)
+            floats[start:stop] = unit_rows(pooled)
+        return Embeddings(codes, floats)
 
     def pool(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """The mean of each text's token vectors (wordllama's `embed(texts, norm=False)`), one row per text."""

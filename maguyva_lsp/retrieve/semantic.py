@@ -7,6 +7,7 @@ answers for texts seen before (across edits and restarts). The vector store pers
 from __future__ import annotations
 
 import atexit
+import hashlib
 import logging
 import threading
 import time
@@ -35,6 +36,7 @@ QUERY_CACHE_SIZE = 256
 # After a change, the vector snapshot is written at most this often (a burst of batches during indexing writes once
 # per interval, not once per batch); a pending write also runs at close and at interpreter exit.
 SAVE_INTERVAL_SECONDS = 5.0
+FINGERPRINT_BYTES = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +119,14 @@ class SemanticRetriever:
             analyses = {**self._pending, **{a.path: a for a in batch.updated}}
             for path in batch.removed:
                 analyses.pop(path, None)
-            plans = {path: self._plan(analysis) for path, analysis in analyses.items()}
-            changed = {path: plan for path, plan in plans.items() if plan is not None}
+            tags = {path: _fingerprint(analysis, self._embedder.text_style) for path, analysis in analyses.items()}
+            changed: dict[str, list[_Planned]] = {}
+            for path, analysis in analyses.items():
+                if self._store.path_tag(path) == tags[path]:
+                    continue  # same content, same chunks: nothing to do, not even building texts
+                plan = self._plan(analysis)
+                if plan is not None:
+                    changed[path] = plan
             try:
                 vectors = self._vectors([p for plan in changed.values() for p in plan])
             except EmbedderError as exc:
@@ -132,8 +140,9 @@ class SemanticRetriever:
             self._failure = None
             self._pending = {}
             refs = [p.ref for plan in changed.values() for p in plan]
-            removed = self._store.replace([*batch.removed, *changed], refs, vectors)
-            if refs or removed:
+            new_tags = {path: tag for path, tag in tags.items() if self._store.path_tag(path) != tag}
+            removed = self._store.replace([*batch.removed, *changed], refs, vectors, tags=new_tags)
+            if refs or removed or new_tags:
                 self._changed()
 
     def _plan(self, analysis: FileAnalysis) -> list[_Planned] | None:
@@ -265,6 +274,17 @@ class SemanticRetriever:
             while len(self._queries) > QUERY_CACHE_SIZE:
                 self._queries.popitem(last=False)
         return vector
+
+
+def _fingerprint(analysis: FileAnalysis, style: str) -> str:
+    """What a file's rows are built from: its content and the chunks cut from it (lines, names, kinds)."""
+    digest = hashlib.blake2b(digest_size=FINGERPRINT_BYTES)
+    digest.update(f"{style}\0{analysis.content_hash}".encode())
+    for chunk in analysis.chunks:
+        fields = (chunk.chunk_id, chunk.symbol, chunk.parent, chunk.kind, chunk.signature, chunk.language)
+        digest.update("\0".join("" if f is None else f for f in fields).encode("utf-8", "surrogatepass"))
+        digest.update(b"\1")
+    return digest.hexdigest()
 
 
 def _row_ref(chunk: Chunk, hash_hex: str) -> RowRef:

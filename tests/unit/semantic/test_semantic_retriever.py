@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import logging
 import threading
@@ -240,3 +241,20 @@ def test_memory_only_retriever_writes_nothing(counting_embedder: Any, analyse: A
     retriever.flush()
     retriever.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]
+
+
+def test_same_content_with_other_chunk_names_is_reindexed(counting_embedder: Any, analyse: Any) -> None:
+    retriever = SemanticRetriever(counting_embedder)
+    analysis = analyse("app/mail.py", MAIL)
+    retriever.apply(ChangeBatch(updated=(analysis,)))
+    before = counting_embedder.texts_embedded
+    retriever.apply(ChangeBatch(updated=(analysis,)))
+    assert counting_embedder.texts_embedded == before, "an unchanged file is skipped"
+    # Same bytes, but the chunker named a chunk differently (e.g. a newer grammar): its row is rebuilt.
+    renamed = tuple(
+        dataclasses.replace(c, symbol="deliver_mail") if c.symbol == "send_email_message" else c
+        for c in analysis.chunks
+    )
+    retriever.apply(ChangeBatch(updated=(dataclasses.replace(analysis, chunks=renamed),)))
+    assert counting_embedder.texts_embedded == before + 1
+    assert retriever.search(_query("deliver mail to a recipient"), 1)[0].symbol == "deliver_mail"

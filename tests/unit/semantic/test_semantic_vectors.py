@@ -16,6 +16,7 @@ from maguyva_lsp.index.vectors import (
     RowRef,
     VectorStoreError,
     hamming_distances,
+    nearest_rows,
     quantize_int8,
 )
 
@@ -261,3 +262,26 @@ def test_searches_run_safely_while_one_writer_changes_the_store() -> None:
         thread.join()
     assert errors == []
     assert store.live_count == 200 + 4 * 200
+
+
+def test_nearest_rows_selects_the_smallest_distances_with_ties_by_row() -> None:
+    rng = np.random.default_rng(13)
+    distances = rng.integers(0, 65, 5000).astype(np.uint16)
+    for wanted in (1, 7, 50, 999, 5000, 6000):
+        got = nearest_rows(distances, wanted, 64)
+        expected = sorted(range(5000), key=lambda r: (distances[r], r))[:wanted]
+        assert list(got) == sorted(expected)
+
+
+def test_path_tags_follow_their_path_and_survive_save_and_load(tmp_path: Path) -> None:
+    floats = _random_floats(np.random.default_rng(14), 3)
+    store = BinaryVectorStore(DIM, "m")
+    store.replace([], _refs(2, "a.py"), Embeddings(pack_signs(floats[:2]), floats[:2]), tags={"a.py": "t1"})
+    store.replace([], (), Embeddings.empty(DIM), tags={"empty.py": "t0"})  # a file without chunks keeps its tag
+    store.replace(["a.py"], _refs(1, "a.py", 5), Embeddings(pack_signs(floats[2:]), floats[2:]), tags={"a.py": "t2"})
+    assert (store.path_tag("a.py"), store.path_tag("empty.py"), store.path_tag("b.py")) == ("t2", "t0", None)
+    store.save(tmp_path)
+    loaded = BinaryVectorStore.load(tmp_path, DIM, "m")
+    assert (loaded.path_tag("a.py"), loaded.path_tag("empty.py")) == ("t2", "t0")
+    loaded.remove_path("a.py")
+    assert loaded.path_tag("a.py") is None
