@@ -1,7 +1,7 @@
 // Drives a running code-server (with the packaged extension installed) in headless Chromium, as a user would:
 // status bar count, search palette, right-click impact analysis, F12 definition fallback. A screenshot per step.
-// Usage: node vscode.e2e.mjs --url URL --workspace DIR --out SCREENSHOT_DIR
-import { mkdirSync } from 'node:fs';
+// Usage: node vscode.e2e.mjs --url URL --workspace DIR --out SCREENSHOT_DIR [--data USER_DATA_DIR]
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
@@ -12,6 +12,8 @@ const { values: args } = parseArgs({
         url: { type: 'string' },
         workspace: { type: 'string' },
         out: { type: 'string' },
+        /** code-server's --user-data-dir: its settings and logs are searched for the API key. */
+        data: { type: 'string' },
         chromium: { type: 'string', default: '/usr/bin/chromium' },
     },
 });
@@ -76,6 +78,26 @@ async function waitForEditor(relativePath) {
         `/${relativePath}`,
         { timeout: UI_TIMEOUT_MS },
     );
+}
+
+/** Runs a command from the command palette (F1) by its title. */
+async function runCommand(title) {
+    await page.keyboard.press('F1');
+    await quickInput().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await page.keyboard.type(title, { delay: 20 });
+    await quickRows().filter({ hasText: title }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.keyboard.press('Enter');
+}
+
+/** Largest file searched for a leaked key; code-server's data folder holds nothing bigger that could hold one. */
+const MAX_SEARCHED_BYTES = 16 * 1024 * 1024;
+
+/** The regular files under `dir` that contain `text`. */
+function filesContaining(dir, text) {
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => join(entry.parentPath, entry.name))
+        .filter((file) => statSync(file).size <= MAX_SEARCHED_BYTES && readFileSync(file).includes(text));
 }
 
 /** Quick Open (Ctrl+P) by file name. */
@@ -162,6 +184,7 @@ try {
     });
 
     await check('right-click → Maguyva: Impact Analysis lists a real caller', async () => {
+        await openFile('config/config.go');
         const word = wordInLine(/func\s+ParseConfig/, 'ParseConfig');
         await word.click();
         await word.click({ button: 'right' });
@@ -182,6 +205,7 @@ try {
     });
 
     await check('F12 in a Go file (no other definition provider) jumps to the definition', async () => {
+        await openFile('server/server.go');
         const call = locate('server/server.go', 'ParseConfig(path)');
         const word = wordInLine(/config\.ParseConfig\(path\)/, 'ParseConfig');
         await word.click();
@@ -199,6 +223,24 @@ try {
         }
         await shot('definition');
     });
+
+    if (args.data) {
+        await check('the Voyage API key goes to secret storage, not to settings, logs or any file', async () => {
+            const key = `pa-e2e-${Date.now()}-not-a-real-key`;
+            await runCommand('Maguyva: Set Voyage API Key');
+            await page.locator('.quick-input-widget input[type="password"]').first().waitFor({ timeout: UI_TIMEOUT_MS });
+            await page.keyboard.type(key, { delay: 5 });
+            await page.keyboard.press('Enter');
+            await page.locator('.notification-toast').filter({ hasText: 'Voyage API key stored' }).first().waitFor({ timeout: UI_TIMEOUT_MS });
+            await page.waitForTimeout(500);
+            await shot('api-key-stored');
+            // Settings, logs, storage databases: the key must be in none of them as plain text.
+            const leaks = filesContaining(args.data, key);
+            if (leaks.length > 0) {
+                fail(`the API key was written to ${leaks.join(', ')}`);
+            }
+        });
+    }
 
     console.log(`e2e: ${passed} passed, 0 failed`);
 } catch (error) {

@@ -24,6 +24,24 @@ test('server phases have their own texts', () => {
     assert.match(phaseView('stopped').text, /stopped/);
 });
 
+test('nested entries such as per-folder counts get a line each with their plain fields', () => {
+    const lines = statusLines({
+        indexing: false,
+        files: 4,
+        symbols: 4,
+        folders: [
+            { root: '/ws/a', files: 3, indexing: false, counters: { analyzed: 3 } },
+            { root: '/ws/b', files: 1, indexing: true },
+        ],
+        store: { path: '/cache/x', schema_version: 2 },
+    });
+    assert.deepEqual(lines.slice(3), [
+        { label: 'folders 1', value: 'root /ws/a · files 3 · indexing no' },
+        { label: 'folders 2', value: 'root /ws/b · files 1 · indexing yes' },
+        { label: 'store', value: 'path /cache/x · schema version 2' },
+    ]);
+});
+
 test('status details list known fields first, then the rest alphabetically', () => {
     const lines = statusLines({
         zeta: [1, 2],

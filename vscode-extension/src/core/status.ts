@@ -73,10 +73,33 @@ function describeValue(value: unknown): string {
 /** Known fields first in a fixed order, then whatever else the server reports, alphabetically. */
 const STATUS_ORDER = ['indexing', 'files', 'chunks', 'symbols', 'edges', 'embedder'];
 
+function isRecord(value: unknown): value is Record<string, unknown> {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** "root /ws · files 4 · indexing no": the plain fields of one nested entry (e.g. a workspace folder). */
+function describeRecord(record: Record<string, unknown>): string {
+    return Object.entries(record)
+        .filter(([, value]) => !isRecord(value) && !Array.isArray(value))
+        .map(([key, value]) => `${key.replace(/_/g, ' ')} ${describeValue(value)}`)
+        .join(' · ');
+}
+
+/** One line per field; a list of objects (such as per-folder counts) gets one line per entry. */
 export function statusLines(status: StatusResponse): { label: string; value: string }[] {
     const known = STATUS_ORDER.filter((key) => key in status);
     const others = Object.keys(status)
         .filter((key) => !STATUS_ORDER.includes(key))
         .sort();
-    return [...known, ...others].map((key) => ({ label: key.replace(/_/g, ' '), value: describeValue(status[key]) }));
+    return [...known, ...others].flatMap((key) => {
+        const label = key.replace(/_/g, ' ');
+        const value = status[key];
+        if (Array.isArray(value) && value.length > 0 && value.every(isRecord)) {
+            return value.map((entry, index) => ({ label: `${label} ${index + 1}`, value: describeRecord(entry) }));
+        }
+        if (isRecord(value)) {
+            return [{ label, value: describeRecord(value) }];
+        }
+        return [{ label, value: describeValue(value) }];
+    });
 }
