@@ -1,6 +1,8 @@
 // Starts, restarts and stops the language server (`python -m maguyva_lsp` over stdio), passes it the settings, and
 // reports its state and work-done progress to the rest of the extension.
 
+import * as readline from 'node:readline';
+import type { Readable } from 'node:stream';
 import * as vscode from 'vscode';
 import {
     DidChangeConfigurationNotification,
@@ -19,6 +21,7 @@ import {
     type WorkDoneProgressReport,
 } from 'vscode-languageclient/node';
 import { SERVER_ARGS, sourceLabel } from '../core/interpreter';
+import { StderrClassifier } from '../core/serverLog';
 import { configurationPayload, SECTION, type ServerSettings } from '../core/settings';
 import type { ServerPhase } from '../core/status';
 import { definitionMiddleware } from './definition';
@@ -255,6 +258,7 @@ export class ServerManager implements vscode.Disposable {
             documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
             outputChannel: this.logger,
             traceOutputChannel: this.logger,
+            stdioOptions: { stdout: forwardLines(() => 'info'), stderr: forwardStderr },
             initializationOptions: settings,
             middleware: {
                 provideDefinition: definitionMiddleware(currentDefinitionFallback, this.logger),
@@ -279,6 +283,22 @@ export class ServerManager implements vscode.Disposable {
         client.registerFeature(new ProgressForwarder(client, (event) => this.progressEmitter.fire(event)));
         return client;
     }
+}
+
+type ChannelLevel = 'debug' | 'info' | 'error';
+
+/** Writes each line of `input` to the channel at the level `levelOf` gives it. */
+function forwardLines(levelOf: (line: string) => ChannelLevel) {
+    return (input: Readable, channel: vscode.LogOutputChannel): void => {
+        readline
+            .createInterface({ input, crlfDelay: Infinity, terminal: false })
+            .on('line', (line) => channel[levelOf(line)](line));
+    };
+}
+
+function forwardStderr(input: Readable, channel: vscode.LogOutputChannel): void {
+    const classifier = new StderrClassifier();
+    forwardLines((line) => classifier.levelOf(line))(input, channel);
 }
 
 /** Offers to store a key when the voyage embedder is chosen without one (once per session). */
