@@ -224,6 +224,28 @@ try {
         await shot('definition');
     });
 
+    await check('F12 in TypeScript (VS Code has a definition provider) answers once: Maguyva stays silent', async () => {
+        await openFile('web/cart.ts');
+        const call = locate('web/cart.ts', 'cartTotal(prices)}');
+        const word = wordInLine(/total \$\{cartTotal/, 'cartTotal');
+        await word.click();
+        if ((await cursorPosition())?.line !== call.line) {
+            fail(`the cursor is not on the call: ${JSON.stringify(await cursorPosition())}`);
+        }
+        await page.keyboard.press('F12');
+        await page.waitForFunction(
+            () => /Ln 1,/.test(document.querySelector('[id="status.editor.selection"]')?.textContent ?? ''),
+            null,
+            { timeout: UI_TIMEOUT_MS },
+        );
+        // Two providers with different ranges would open a peek view listing both instead of jumping.
+        await page.waitForTimeout(500);
+        if (await page.locator('.peekview-widget').first().isVisible()) {
+            fail('F12 offered more than one definition: Maguyva answered next to the TypeScript provider');
+        }
+        await shot('definition-typescript');
+    });
+
     if (args.data) {
         await check('the Voyage API key goes to secret storage, not to settings, logs or any file', async () => {
             const key = `pa-e2e-${Date.now()}-not-a-real-key`;

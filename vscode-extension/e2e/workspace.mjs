@@ -55,6 +55,15 @@ func StartServer(path string) error {
 \treturn nil
 }
 `,
+    // TypeScript has VS Code's built-in definition provider: with whenNoOtherProvider, Maguyva must stay silent.
+    'web/cart.ts': `export function cartTotal(prices: number[]): number {
+    return prices.reduce((sum, price) => sum + price, 0);
+}
+
+export function checkoutLabel(prices: number[]): string {
+    return \`total \${cartTotal(prices)}\`;
+}
+`,
     'main.go': `package main
 
 import (
