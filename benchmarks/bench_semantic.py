@@ -81,6 +81,33 @@ def load_corpus(limit: int | None) -> list[FileAnalysis]:
 # -- embedding throughput and memory, each in its own process ----------------------------------------------------------
 
 
+def _status_kib(field: str) -> int | None:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _reset_peak_rss() -> int:
+    """Current RSS in bytes, after resetting the kernel's peak-RSS mark to it (Linux: /proc/self/clear_refs).
+
+    Without the reset, a child's peak would include the parent's memory: ru_maxrss survives fork and exec.
+    """
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return (_status_kib("VmRSS") or 0) * 1024
+
+
+def _peak_rss() -> int:
+    hwm = _status_kib("VmHWM")
+    return hwm * 1024 if hwm is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def embed_worker(kind: str, texts_file: str) -> None:
     """Child process: embed the texts, print throughput and RSS figures as JSON."""
     texts = json.loads(Path(texts_file).read_text())
@@ -97,11 +124,11 @@ def embed_worker(kind: str, texts_file: str) -> None:
     else:
         local = LocalEmbedder()
         embed = local.embed_documents
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    baseline = _reset_peak_rss()
     start = time.perf_counter()
     embed(texts)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = _peak_rss()
     print(json.dumps({"chunks": len(texts), "seconds": seconds, "baseline_rss": baseline, "peak_rss": peak}))
 
 
