@@ -29,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.corpus import STDLIB_EXCLUDES, stdlib_python_files, stdlib_root
+from maguyva_lsp.embed import text as input_text
 from maguyva_lsp.embed.base import Embeddings
 from maguyva_lsp.embed.local import LocalEmbedder
 from maguyva_lsp.embed.text import document_text, query_text
@@ -204,10 +205,24 @@ def score_rankings(questions: list[dict[str, Any]], rankings: list[list[str]]) -
     return {"recall@10": float(np.mean(recalls)), "mrr@10": float(np.mean(reciprocal))}
 
 
+def _cosine_ranking(
+    embedder: LocalEmbedder, doc_texts: list[str], query_texts: list[str], paths: list[str]
+) -> list[list[str]]:
+    docs = embedder.embed_documents(doc_texts).floats
+    assert docs is not None
+    rankings = []
+    for text in query_texts:
+        query = embedder.embed_query(text).floats
+        assert query is not None
+        rankings.append([paths[i] for i in np.argsort(-(docs @ query[0]))[:CANDIDATE_HITS]])
+    return rankings
+
+
 def semantic_variants(
     analyses: list[FileAnalysis], questions: list[dict[str, Any]], retriever: SemanticRetriever
 ) -> dict[str, dict[str, float]]:
-    """The retriever as shipped, plus float-exact and Hamming-only rankings of the same vectors."""
+    """The retriever as shipped, float-exact and Hamming-only rankings of the same vectors, and the input-text
+    alternatives (raw chunk text; header words written 1, 2 or 3 times)."""
     results = {
         "semantic (Hamming + int8 rescoring)": score_rankings(
             questions,
@@ -216,29 +231,25 @@ def semantic_variants(
     }
     embedder = LocalEmbedder()
     chunks = [c for a in analyses for c in a.chunks]
-    docs = embedder.embed_documents([document_text(c, "words") for c in chunks])
     paths = [c.path for c in chunks]
-    assert docs.floats is not None
-    queries = [embedder.embed_query(query_text(q["q"], "words")) for q in questions]
-    exact = [
-        [paths[i] for i in np.argsort(-(docs.floats @ v.floats[0]))[:CANDIDATE_HITS]]
-        for v in queries
-        if v.floats is not None
-    ]
-    results["float cosine, exact"] = score_rankings(questions, exact)
+    words_queries = [query_text(q["q"], "words") for q in questions]
+    shipped = input_text.HEADER_REPEAT
+    for repeat in (1, 2, 3):
+        input_text.HEADER_REPEAT = repeat
+        ranking = _cosine_ranking(embedder, [document_text(c, "words") for c in chunks], words_queries, paths)
+        results[f"float cosine, exact, header x{repeat}" + (" (shipped)" if repeat == shipped else "")] = (
+            score_rankings(questions, ranking)
+        )
+    input_text.HEADER_REPEAT = shipped
+    docs = embedder.embed_documents([document_text(c, "words") for c in chunks])
     store = BinaryVectorStore(embedder.dimension, embedder.name)
     store.add([RowRef(str(i), p, 0, 0, "") for i, p in enumerate(paths)], Embeddings(docs.codes))
-    hamming = [[m.ref.path for m in store.search(Embeddings(v.codes), CANDIDATE_HITS)] for v in queries]
-    results["Hamming only"] = score_rankings(questions, hamming)
-    raw = embedder.embed_documents([c.text for c in chunks])
-    assert raw.floats is not None
-    raw_queries = [embedder.embed_query(q["q"]) for q in questions]
-    raw_rank = [
-        [paths[i] for i in np.argsort(-(raw.floats @ v.floats[0]))[:CANDIDATE_HITS]]
-        for v in raw_queries
-        if v.floats is not None
+    hamming = [
+        [m.ref.path for m in store.search(embedder.embed_query(t).take([0]), CANDIDATE_HITS)] for t in words_queries
     ]
-    results["float cosine, raw chunk text (no code-aware input)"] = score_rankings(questions, raw_rank)
+    results["Hamming only (no rescoring)"] = score_rankings(questions, hamming)
+    raw = _cosine_ranking(embedder, [c.text for c in chunks], [q["q"] for q in questions], paths)
+    results["float cosine, raw chunk text and query"] = score_rankings(questions, raw)
     return results
 
 

@@ -113,15 +113,17 @@ def document_text(chunk: Chunk, style: TextStyle) -> str:
 
 def query_text(query: str, style: TextStyle) -> str:
     """The text embedded for a natural-language query: identifiers split, stopwords dropped (for static models)."""
+    query = query[:MAX_CODE_STYLE_CHARS]  # a pasted file is not a query: its head says enough
     if style == "code":
-        return query[:MAX_CODE_STYLE_CHARS]
+        return query
     words = subword_tokens(query, drop_stopwords=True) or subword_tokens(query)
     return " ".join(words) if words else query.strip().lower()
 
 
 def snippet_text(snippet: str, style: TextStyle, language: str | None = None) -> str:
     """The text embedded for a code snippet (find_similar): like a chunk's body, without a header."""
+    snippet = snippet[:MAX_CODE_STYLE_CHARS]
     if style == "code":
-        return snippet[:MAX_CODE_STYLE_CHARS]
+        return snippet
     words = body_words(snippet, language)
     return " ".join(words) if words else query_text(snippet, style)

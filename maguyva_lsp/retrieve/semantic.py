@@ -256,6 +256,8 @@ class SemanticRetriever:
             text = snippet_text(query.target, style)
         else:
             text = query_text(query.text, style)
+        if not text.strip():
+            return []  # nothing to mean anything: an empty query has no nearest neighbours
         vector = self._query_vector(text)
         return [_hit(match.ref, match.score, match.distance) for match in self._store.search(vector, limit)]
 

@@ -258,3 +258,11 @@ def test_same_content_with_other_chunk_names_is_reindexed(counting_embedder: Any
     retriever.apply(ChangeBatch(updated=(dataclasses.replace(analysis, chunks=renamed),)))
     assert counting_embedder.texts_embedded == before + 1
     assert retriever.search(_query("deliver mail to a recipient"), 1)[0].symbol == "deliver_mail"
+
+
+def test_empty_and_huge_queries(counting_embedder: Any, analyse: Any) -> None:
+    retriever = SemanticRetriever(counting_embedder)
+    retriever.apply(ChangeBatch(updated=(analyse("app/mail.py", MAIL),)))
+    assert retriever.search(_query("   "), 5) == []
+    assert retriever.search(_query("send email " * 100_000), 1)[0].symbol == "send_email_message"
+    assert retriever.search(_query("send email"), 0) == []
