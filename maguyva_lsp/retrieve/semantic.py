@@ -82,7 +82,7 @@ class SemanticRetriever:
                 return BinaryVectorStore.load(self._store_dir, embedder.dimension, embedder.name)
             except FileNotFoundError:
                 pass
-            except VectorStoreError as exc:
+            except (VectorStoreError, OSError) as exc:
                 log.warning("semantic index not reused, rebuilding from the embedding cache: %s", exc)
         return BinaryVectorStore(embedder.dimension, embedder.name)
 

@@ -74,12 +74,19 @@ class EmbeddingCache:
         return self._path
 
     def _open(self) -> None:
+        """Open the file; a damaged one is replaced by an empty one; an unusable location (read-only, not a folder)
+        leaves an in-memory cache for this session, with a logged reason."""
         try:
-            self._conn = self._connect()
-        except sqlite3.DatabaseError as exc:
-            if self._path is None:
-                raise
-            self._discard(f"cannot open it ({exc})")
+            try:
+                self._conn = self._connect()
+            except sqlite3.DatabaseError as exc:
+                if self._path is None:
+                    raise
+                self._discard(f"cannot open it ({exc})")
+                self._conn = self._connect()
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("embedding cache %s unusable (%s); keeping embeddings in memory only", self._path, exc)
+            self._path = None
             self._conn = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
@@ -113,16 +120,19 @@ class EmbeddingCache:
             self._conn = None
         if self._path is not None:
             for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(f"{self._path}{suffix}").unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # gone already, or not ours to delete: the reopen will tell
+                    Path(f"{self._path}{suffix}").unlink()
 
     def _recover(self, exc: sqlite3.Error) -> None:
-        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-            log.warning("embedding cache busy (%s); continuing without it for this batch", exc)
+        """After a failed statement: a damaged file is replaced by an empty one; anything else (busy, read-only,
+        disk full) only costs this call its cache answers."""
+        if isinstance(exc, sqlite3.OperationalError) or not isinstance(exc, sqlite3.DatabaseError):
+            log.warning("embedding cache unavailable for this batch: %s", exc)
             return
         self._discard(str(exc))
         try:
             self._conn = self._connect()
-        except sqlite3.Error as again:
+        except (OSError, sqlite3.Error) as again:
             log.warning("embedding cache disabled: %s", again)
             self._conn = None
 

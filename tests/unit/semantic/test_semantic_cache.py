@@ -156,3 +156,29 @@ def test_pruning_keeps_the_cache_bounded(tmp_path: Path, monkeypatch: pytest.Mon
         cache.put("m", DIM, keys, _embeddings(50, batch))
     assert len(cache) <= 100
     assert len(cache) >= int(100 * embedding_cache.PRUNE_TO_FRACTION)
+
+
+def test_an_unusable_location_keeps_the_cache_in_memory(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    with caplog.at_level(logging.WARNING):
+        cache = EmbeddingCache(blocker / CACHE_FILE)
+    assert "in memory only" in caplog.text and cache.path is None
+    key = text_hash("k")
+    cache.put("m", DIM, [key], _embeddings(1, 15))
+    assert set(cache.get("m", DIM, [key])) == {key}
+
+
+def test_a_read_only_cache_answers_but_is_never_deleted(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / CACHE_FILE
+    keys = [text_hash("a"), text_hash("b")]
+    writer = EmbeddingCache(path)
+    writer.put("m", DIM, keys[:1], _embeddings(1, 16))
+    writer.close()
+    reader = EmbeddingCache(path)
+    reader._conn.execute("PRAGMA query_only = ON")  # what a read-only file gives: reads work, writes fail
+    with caplog.at_level(logging.WARNING):
+        reader.put("m", DIM, keys[1:], _embeddings(1, 17))
+    assert "unavailable for this batch" in caplog.text
+    assert set(reader.get("m", DIM, keys)) == {keys[0]}
+    assert path.exists()
