@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 # A run of letters/digits/underscores: one identifier as written.
 IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -19,9 +20,20 @@ STOPWORDS: frozenset[str] = frozenset(
 )
 
 
-def split_identifier(identifier: str) -> list[str]:
+# Identifiers repeat endlessly across a code base (`self`, `name`, `value`): split each distinct one once.
+SPLIT_CACHE_SIZE = 1 << 17
+
+
+@lru_cache(maxsize=SPLIT_CACHE_SIZE)
+def split_identifier(identifier: str) -> tuple[str, ...]:
     """Lower-cased sub-words of one identifier (camelCase, PascalCase, snake_case, SCREAMING_CASE, digits)."""
-    return [part.lower() for part in _SUBWORD_RE.findall(identifier)]
+    return tuple(part.lower() for part in _SUBWORD_RE.findall(identifier))
+
+
+@lru_cache(maxsize=SPLIT_CACHE_SIZE)
+def _index_word_tokens(word: str) -> tuple[str, ...]:
+    parts = tuple(p for p in split_identifier(word) if len(p) > 1)
+    return (*parts, word.lower()) if len(parts) > 1 else parts
 
 
 def identifiers(text: str) -> Iterator[str]:
@@ -43,11 +55,8 @@ def index_tokens(text: str) -> list[str]:
     """Tokens for a search index: each identifier's sub-words plus the whole identifier lower-cased when it has
     several parts, so that `parse_config` matches both the query `parse config` and the query `parse_config`."""
     out: list[str] = []
-    for word in identifiers(text):
-        parts = [p for p in split_identifier(word) if len(p) > 1]
-        out.extend(parts)
-        if len(parts) > 1:
-            out.append(word.lower())
+    for word in IDENTIFIER_RE.findall(text):
+        out.extend(_index_word_tokens(word))
     return out
 
 

@@ -12,11 +12,9 @@ import fcntl
 import hashlib
 import logging
 import os
-import pickle
 import re
 import sqlite3
 import threading
-import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,15 +23,15 @@ from typing import IO
 import platformdirs
 
 from maguyva_lsp.model import FileAnalysis
+from maguyva_lsp.store import codec
 
 log = logging.getLogger(__name__)
 
-# Bump when the stored FileAnalysis shape or what the analyzers extract changes: older stores are then rebuilt.
-SCHEMA_VERSION = 1
+# Bump when what the analyzers extract changes: older stores are then rebuilt. The codec's layout is part of it.
+ANALYZER_VERSION = 1
+SCHEMA_VERSION = f"{ANALYZER_VERSION}.{codec.CODEC_VERSION}"
 DB_NAME = "analyses.sqlite"
 LOCK_NAME = "writer.lock"
-PICKLE_PROTOCOL = 5
-ZLIB_LEVEL = 1  # fast: the store is written during indexing, on the critical path
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +136,7 @@ class AnalysisStore:
                 "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, size INTEGER NOT NULL,"
                 " mtime_ns INTEGER NOT NULL, content_hash TEXT NOT NULL, analysis BLOB NOT NULL)"
             )
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (self.fingerprint,))
 
     def _incompatibility(self, db: sqlite3.Connection) -> str | None:
@@ -152,7 +150,7 @@ class AnalysisStore:
         if not {"meta", "files"} <= tables:
             return "missing tables"
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        if meta.get("schema_version") != str(SCHEMA_VERSION):
+        if meta.get("schema_version") != SCHEMA_VERSION:
             return f"schema version {meta.get('schema_version')} != {SCHEMA_VERSION}"
         if meta.get("fingerprint") != self.fingerprint:
             return "settings that shape the index changed"
@@ -187,7 +185,7 @@ class AnalysisStore:
         if not self.writable:
             return
         rows = [
-            (a.path, a.file.size, a.file.mtime_ns, a.content_hash, _pack(a))
+            (a.path, a.file.size, a.file.mtime_ns, a.content_hash, codec.encode(a))
             for a in analyses
         ]  # fmt: skip
         gone = [(p,) for p in removed]
@@ -221,17 +219,13 @@ def _transaction(db: sqlite3.Connection) -> Iterator[None]:
     db.execute("COMMIT")
 
 
-def _pack(analysis: FileAnalysis) -> bytes:
-    return zlib.compress(pickle.dumps(analysis, protocol=PICKLE_PROTOCOL), ZLIB_LEVEL)
-
-
 def _unpack(path: str, blob: bytes) -> FileAnalysis | None:
     try:
-        analysis = pickle.loads(zlib.decompress(blob))
-    except Exception as exc:  # a damaged row: any of zlib/pickle/attribute errors
+        analysis = codec.decode(blob)
+    except Exception as exc:  # a damaged row: zlib, marshal, unpacking or value errors
         log.warning("stored analysis of %s is damaged (%s): re-analysing it", path, exc)
         return None
-    if not isinstance(analysis, FileAnalysis) or analysis.path != path:
+    if analysis.path != path:
         log.warning("stored analysis of %s is not what was expected: re-analysing it", path)
         return None
     return analysis

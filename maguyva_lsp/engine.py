@@ -1,0 +1,420 @@
+"""The engine facade: open a workspace root, index it (warm from the store), apply changes, search, navigate, report.
+
+The server and the CLI call only this. It owns the retrievers, the store and the search pipeline; one writer at a time
+applies batches of changes while searches read the retrievers concurrently.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from maguyva_lsp.config import Settings
+from maguyva_lsp.embed.factory import make_embedder
+from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
+from maguyva_lsp.model import ChangeBatch, Definition, FileAnalysis, Modality, PathClass, Span
+from maguyva_lsp.navigation import Navigator
+from maguyva_lsp.rank.response import SearchResponse
+from maguyva_lsp.retrieve.base import Retriever
+from maguyva_lsp.retrieve.graph import GraphRetriever, ImpactResult
+from maguyva_lsp.retrieve.semantic import SemanticRetriever
+from maguyva_lsp.retrieve.structural import StructuralRetriever
+from maguyva_lsp.retrieve.text import TextRetriever
+from maguyva_lsp.scan.walker import WorkspaceScanner
+from maguyva_lsp.search import SearchPipeline
+from maguyva_lsp.store.analysis_store import AnalysisStore, StoreError, default_index_dir
+
+log = logging.getLogger(__name__)
+
+# Files applied to the retrievers at once during a full index: searches in between see partial results.
+APPLY_BATCH_FILES = 256
+
+
+@dataclass(frozen=True, slots=True)
+class IndexProgress:
+    """Where an index run is: a phase, and files done out of total in that phase."""
+
+    phase: str  # "scanning", "loading", "analyzing", "done"
+    done: int
+    total: int
+
+
+@dataclass(slots=True)
+class IndexCounters:
+    """What indexing did, cumulatively: files parsed anew versus taken from the store."""
+
+    analyzed: int = 0
+    reused: int = 0
+    removed: int = 0
+    skipped: int = 0
+    last_index_seconds: float = 0.0
+
+
+ProgressCallback = Callable[[IndexProgress], None]
+
+
+@dataclass(slots=True)
+class _FileState:
+    analysis: FileAnalysis
+    chunk_starts: list[int] = field(default_factory=list)
+    from_buffer: bool = False
+
+
+class Engine:
+    """One workspace root, indexed and searchable."""
+
+    def __init__(self, root: Path, settings: Settings | None = None, *, persist: bool = True) -> None:
+        self.root = root.resolve()
+        self.settings = settings or Settings()
+        self.messages: list[str] = []  # notices for the user (fallbacks, store problems)
+        self.counters = IndexCounters()
+        self.skipped: dict[str, str] = {}
+        self._files: dict[str, _FileState] = {}
+        self._buffers: dict[str, str] = {}
+        self._write_lock = threading.RLock()
+        self._indexing = False
+        self._indexed_once = False
+        self._scanner = WorkspaceScanner(
+            self.root, max_file_size=self.settings.max_file_size, exclude=self.settings.exclude
+        )
+        self._analyzer = Analyzer(self.settings.chunk_lines, self.settings.workers)
+        self.index_dir = default_index_dir(self.root, self.settings.index_dir)
+        self.store = self._open_store() if persist else None
+        embedder, notes = make_embedder(self.settings)
+        self.messages.extend(notes)
+        self.text = TextRetriever()
+        self.structural = StructuralRetriever()
+        self.graph = GraphRetriever()
+        semantic_dir = self.index_dir / "semantic" if self.store is not None and self.store.writable else None
+        self.semantic = SemanticRetriever(embedder, store_dir=semantic_dir)
+        self.retrievers: dict[Modality, Retriever] = {
+            "semantic": self.semantic,
+            "text": self.text,
+            "structural": self.structural,
+            "graph": self.graph,
+        }
+        self._pipeline = SearchPipeline(self.retrievers, self)
+        self._navigator = Navigator(self)
+        self._lines_cache: tuple[str, str, list[str]] | None = None  # (path, content hash, lines)
+
+    def _open_store(self) -> AnalysisStore | None:
+        fingerprint = f"chunk_lines={self.settings.chunk_lines}"
+        try:
+            store = AnalysisStore(self.index_dir, fingerprint)
+        except StoreError as exc:
+            self.messages.append(f"index not persisted: {exc}")
+            return None
+        if store.discarded_reason:
+            self.messages.append(f"rebuilt the index store: {store.discarded_reason}")
+        return store
+
+    # -- the SearchContext the pipeline reads
+
+    @property
+    def indexing(self) -> bool:
+        return self._indexing or not self._indexed_once
+
+    def centrality(self, path: str, symbol: str | None) -> float:
+        return self.graph.centrality(path, symbol)
+
+    def path_class(self, path: str) -> PathClass:
+        state = self._files.get(path)
+        return state.analysis.file.path_class if state else PathClass.SOURCE
+
+    def chunk_key(self, path: str, line: int) -> str:
+        """The chunk holding a line, so that hits of different retrievers on one chunk agree in fusion."""
+        state = self._files.get(path)
+        if state is None or not state.chunk_starts:
+            return f"{path}#{line}"
+        index = max(bisect.bisect_right(state.chunk_starts, line) - 1, 0)
+        return state.analysis.chunks[index].chunk_id
+
+    def uri(self, path: str) -> str:
+        return (self.root / path).as_uri()
+
+    # -- indexing
+
+    def index(self, progress: ProgressCallback | None = None) -> IndexCounters:
+        """Bring the index in line with the folder: reuse stored analyses of unchanged files, analyse the rest."""
+        started = time.perf_counter()
+        with self._write_lock:
+            self._indexing = True
+            try:
+                self._index(progress)
+            finally:
+                self._indexing = False
+                self._indexed_once = True
+        self.counters.last_index_seconds = time.perf_counter() - started
+        return self.counters
+
+    def _index(self, progress: ProgressCallback | None) -> None:
+        report = progress or (lambda _p: None)
+        report(IndexProgress("scanning", 0, 0))
+        scan = self._scanner.scan()
+        self.skipped = dict(scan.skipped)
+        stored = self.store.stored_files() if self.store else {}
+        current = {f.path: f for f in scan.files}
+        gone = [p for p in self._files if p not in current and p not in self._buffers]
+        stale_stored = [p for p in stored if p not in current]
+        unchanged_in_memory = {
+            p
+            for p, f in current.items()
+            if (s := self._files.get(p)) is not None
+            and (s.from_buffer or (s.analysis.file.size, s.analysis.file.mtime_ns) == (f.size, f.mtime_ns))
+        }
+        reusable = [
+            p
+            for p, f in current.items()
+            if p not in unchanged_in_memory
+            and (row := stored.get(p)) is not None
+            and (row.size, row.mtime_ns) == (f.size, f.mtime_ns)
+        ]
+        reusable_set = set(reusable)
+        to_analyze = [f for p, f in current.items() if p not in unchanged_in_memory and p not in reusable_set]
+        if gone:
+            self._apply(ChangeBatch(removed=tuple(gone)), persist=False)
+            self.counters.removed += len(gone)
+        if self.store and stale_stored:
+            self.store.save((), removed=stale_stored)
+        if reusable and self.store:
+            report(IndexProgress("loading", 0, len(reusable)))
+            loaded: set[str] = set()
+            # A stored analysis describes the same bytes (same size and mtime), refined language and class included.
+            # Applied as one batch: decoding is the slow part, and one batch lets the graph resolve names once.
+            batch = tuple(self.store.load(reusable))
+            self._apply(ChangeBatch(updated=batch), persist=False)
+            loaded.update(a.path for a in batch)
+            self.counters.reused += len(batch)
+            report(IndexProgress("loading", len(loaded), len(reusable)))
+            # Rows the store could not unpack are analysed afresh.
+            to_analyze.extend(current[p] for p in reusable if p not in loaded)
+        self._analyze_and_apply(to_analyze, report)
+        report(IndexProgress("done", len(current), len(current)))
+
+    def _analyze_and_apply(self, files: list[Any], report: ProgressCallback) -> None:
+        total = len(files)
+        done = 0
+        pending: list[FileAnalysis] = []
+        report(IndexProgress("analyzing", 0, total))
+        for batch in self._analyzer.analyze(files):
+            for result in batch:
+                if isinstance(result, Skipped):
+                    self.skipped[result.path] = result.reason
+                    self.counters.skipped += 1
+                    if result.path in self._files:
+                        self._apply(ChangeBatch(removed=(result.path,)))
+                else:
+                    pending.append(result)
+            done += len(batch)
+            if len(pending) >= APPLY_BATCH_FILES:
+                self._apply(ChangeBatch(updated=tuple(pending)))
+                self.counters.analyzed += len(pending)
+                pending = []
+            report(IndexProgress("analyzing", done, total))
+        if pending:
+            self._apply(ChangeBatch(updated=tuple(pending)))
+            self.counters.analyzed += len(pending)
+
+    def update(self, paths: Iterable[str | Path]) -> ChangeBatch:
+        """Re-index just these paths (absolute or root-relative): files or folders changed, created, deleted."""
+        updated: list[FileAnalysis] = []
+        removed: list[str] = []
+        with self._write_lock:
+            for rel in self._expand(paths):
+                if rel in self._buffers:
+                    continue  # an open buffer's content wins over the disk until the buffer is closed
+                verdict = self._scanner.check(self.root / rel)
+                result = read_and_analyze(verdict, self.settings.chunk_lines) if not isinstance(verdict, str) else None
+                if isinstance(result, FileAnalysis):
+                    updated.append(result)
+                    self.skipped.pop(rel, None)
+                    continue
+                reason = result.reason if isinstance(result, Skipped) else str(verdict)
+                if not reason.startswith("cannot stat"):  # a deleted file is gone, not skipped
+                    self.skipped[rel] = reason
+                if rel in self._files:
+                    removed.append(rel)
+            batch = ChangeBatch(updated=tuple(updated), removed=tuple(removed))
+            if updated or removed:
+                self._apply(batch)
+                self.counters.analyzed += len(updated)
+                self.counters.removed += len(removed)
+        return batch
+
+    def _expand(self, paths: Iterable[str | Path]) -> list[str]:
+        """Root-relative file paths behind these paths: a folder stands for the files in it (on disk or indexed)."""
+        out: dict[str, None] = {}
+        for raw in paths:
+            rel = self._relative(raw)
+            if rel is None:
+                continue
+            absolute = self.root / rel
+            if absolute.is_dir():
+                out.update(dict.fromkeys(f.path for f in self._scanner.scan_folder(rel).files))
+                prefix = rel + "/"
+                out.update(dict.fromkeys(p for p in self._files if p.startswith(prefix)))
+            elif not absolute.exists() and rel not in self._files:
+                prefix = rel + "/"
+                out.update(dict.fromkeys(p for p in self._files if p.startswith(prefix)))
+            else:
+                out[rel] = None
+        return list(out)
+
+    def remove(self, paths: Iterable[str | Path]) -> None:
+        """Forget these paths (deleted, or moved away)."""
+        with self._write_lock:
+            gone = [rel for rel in self._expand(paths) if rel in self._files]
+            if gone:
+                self._apply(ChangeBatch(removed=tuple(gone)))
+                self.counters.removed += len(gone)
+
+    def set_buffer(self, path: str | Path, text: str) -> bool:
+        """Search sees this unsaved content for the file until `close_buffer`. False when the path is not indexable."""
+        rel = self._relative(path)
+        if rel is None:
+            return False
+        verdict = self._scanner.check(self.root / rel)
+        if isinstance(verdict, str):
+            if "cannot stat" not in verdict:
+                return False
+            # A new, unsaved file: describe it from its name alone.
+            verdict = self._scanner.describe(rel)
+        result = read_and_analyze(verdict, self.settings.chunk_lines, text=text)
+        if not isinstance(result, FileAnalysis):
+            return False
+        with self._write_lock:
+            self._buffers[rel] = text
+            self._apply(ChangeBatch(updated=(result,)), persist=False, from_buffer=True)
+        return True
+
+    def close_buffer(self, path: str | Path) -> None:
+        """Stop overriding the file with its buffer: the disk's content is indexed again."""
+        rel = self._relative(path)
+        if rel is None:
+            return
+        with self._write_lock:
+            if self._buffers.pop(rel, None) is not None:
+                self.update([rel])
+
+    def _relative(self, raw: str | Path) -> str | None:
+        path = Path(raw)
+        if not path.is_absolute():
+            return path.as_posix()
+        return self._scanner.relative(path)
+
+    def _apply(self, batch: ChangeBatch, *, persist: bool = True, from_buffer: bool = False) -> None:
+        """Apply one batch to every retriever (semantic last: it may be slow), the file table and the store."""
+        for analysis in batch.updated:
+            starts = [c.start_line for c in analysis.chunks]
+            self._files[analysis.path] = _FileState(analysis, starts, from_buffer)
+        for path in batch.removed:
+            self._files.pop(path, None)
+        order: tuple[Modality, ...] = ("text", "structural", "graph", "semantic")
+        for name in order:
+            retriever = self.retrievers[name]
+            try:
+                retriever.apply(batch)
+            except Exception:  # one retriever's failure must not take the others down; its status says why
+                log.exception("the %s retriever failed to apply a batch", name)
+        if persist and self.store is not None:
+            self.store.save(batch.updated, batch.removed)
+
+    # -- queries
+
+    def search(
+        self, query: str, preset: str | None = None, limit: int | None = None, explain: bool = False
+    ) -> SearchResponse:
+        """Classify the query, run the right retrievers, fuse. Raises ValueError for an unknown preset."""
+        return self._pipeline.search(
+            query, preset=preset or self.settings.preset, limit=limit or self.settings.limit, explain=explain
+        )
+
+    def workspace_symbols(self, query: str, limit: int) -> list[tuple[float, Definition]]:
+        """Definitions whose names match what is typed, best first (type-ahead speed: the symbol table only)."""
+        return [(m.score, m.definition) for m in self.structural.table.search(query, limit)]
+
+    def definition(self, path: str, line: int, column: int) -> list[tuple[str, Span]]:
+        return [(loc.path, loc.span) for loc in self._navigator.definition(path, line, column)]
+
+    def references(self, path: str, line: int, column: int, *, include_declaration: bool) -> list[tuple[str, Span]]:
+        found = self._navigator.references(path, line, column, include_declaration)
+        return [(loc.path, loc.span) for loc in found]
+
+    def impact(
+        self,
+        symbol: str | None = None,
+        *,
+        path: str | None = None,
+        line: int = 0,
+        column: int = 0,
+        max_depth: int = 3,
+    ) -> ImpactResult | None:
+        """Transitive dependents of a symbol (by name, or at a position); None when no such symbol is known."""
+        return self._navigator.impact(symbol, path, line, column, max_depth)
+
+    def analysis(self, path: str) -> FileAnalysis | None:
+        state = self._files.get(path)
+        return state.analysis if state else None
+
+    def line_text(self, path: str, line: int) -> str:
+        """One line of a file as the index holds it (an open buffer's text when there is one); "" when unknown."""
+        state = self._files.get(path)
+        if state is None:
+            return ""
+        analysis = state.analysis
+        cached = self._lines_cache
+        if cached is None or cached[0] != path or cached[1] != analysis.content_hash:
+            cached = (path, analysis.content_hash, analysis.text.split("\n"))
+            self._lines_cache = cached
+        lines = cached[2]
+        return lines[line].rstrip("\r") if 0 <= line < len(lines) else ""
+
+    @property
+    def file_count(self) -> int:
+        return len(self._files)
+
+    def status(self) -> dict[str, Any]:
+        """Counts and health of every part, as `maguyva/status` reports them."""
+        chunks = sum(len(s.analysis.chunks) for s in list(self._files.values()))
+        graph_stats = self.graph.stats()
+        return {
+            "root": str(self.root),
+            "indexing": self.indexing,
+            "files": len(self._files),
+            "chunks": chunks,
+            "symbols": self.structural.symbol_count,
+            "edges": graph_stats.get("edges", 0),
+            "nodes": graph_stats.get("nodes", 0),
+            "embedder": self.semantic.embedder_name,
+            "skipped": len(self.skipped),
+            "open_buffers": len(self._buffers),
+            "modalities": {
+                name: {"available": s.available, "partial": s.partial, "reason": s.reason}
+                for name, r in self.retrievers.items()
+                for s in (r.status(),)
+            },
+            "store": {
+                "dir": str(self.index_dir) if self.store else None,
+                "writable": bool(self.store and self.store.writable),
+            },
+            "counters": {
+                "analyzed": self.counters.analyzed,
+                "reused": self.counters.reused,
+                "removed": self.counters.removed,
+                "skipped": self.counters.skipped,
+                "last_index_seconds": round(self.counters.last_index_seconds, 3),
+            },
+            "messages": list(self.messages),
+        }
+
+    def close(self) -> None:
+        self._pipeline.close()
+        self._analyzer.close()
+        if self.store is not None:
+            self.store.close()

@@ -1,0 +1,138 @@
+"""Read and analyse files, in worker processes when there are many: the CPU-heavy half of indexing.
+
+Tree-sitter parsing and querying hold the GIL, so threads would not help; a process pool uses every core on a cold
+index, while a handful of changed files is analysed in the calling thread (a pool's start-up would cost more).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+
+from maguyva_lsp.model import FileAnalysis, PathClass, SourceFile
+from maguyva_lsp.parse.analyze import analyze_file, is_binary
+from maguyva_lsp.parse.languages import language_for_path
+from maguyva_lsp.scan.classify import GENERATED_HEADER_BYTES, looks_generated
+
+log = logging.getLogger(__name__)
+
+# Below this many files, analyse inline: a process pool's start-up (importing the grammars) costs about a second.
+PARALLEL_MIN_FILES = 200
+# Files handed to a worker at once: large enough to amortise pickling, small enough to report progress smoothly.
+WORKER_BATCH_FILES = 32
+MAX_AUTO_WORKERS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file that could not be indexed, and why."""
+
+    path: str
+    reason: str
+
+
+def read_and_analyze(file: SourceFile, chunk_lines: int, text: str | None = None) -> FileAnalysis | Skipped:
+    """Read a file (or take an open buffer's `text`) and analyse it; vanished, unreadable or binary: Skipped."""
+    if text is None:
+        try:
+            with open(file.abs_path, "rb") as handle:
+                data = handle.read(file.size + 1 if file.size else -1)
+        except FileNotFoundError:
+            return Skipped(file.path, "vanished before it could be read")
+        except OSError as exc:
+            return Skipped(file.path, f"unreadable: {exc.strerror or exc}")
+        if is_binary(data):
+            return Skipped(file.path, "binary content (NUL bytes)")
+        # The file may have grown since it was scanned: describe what was actually read.
+        file = dataclasses.replace(file, size=len(data))
+    else:
+        data = text.encode("utf-8", "surrogatepass")
+        file = dataclasses.replace(file, size=len(data))
+    file = _refine(file, data)
+    try:
+        return analyze_file(file, data, chunk_lines=chunk_lines)
+    except Exception as exc:  # an analyzer bug must cost one file, never the index
+        log.exception("analysis of %s failed", file.path)
+        return Skipped(file.path, f"analysis failed: {exc}")
+
+
+def _refine(file: SourceFile, data: bytes) -> SourceFile:
+    """What the content tells beyond the name: a `#!` interpreter, or a generated/minified file."""
+    if file.language is None and data.startswith(b"#!"):
+        language = language_for_path(file.path, data.split(b"\n", 1)[0])
+        if language is not None:
+            file = dataclasses.replace(file, language=language)
+    if file.path_class in (PathClass.SOURCE, PathClass.TEST):
+        head = data[: GENERATED_HEADER_BYTES * 4].decode("utf-8", "replace")
+        if looks_generated(head):
+            file = dataclasses.replace(file, path_class=PathClass.BUILD)
+    return file
+
+
+def _analyze_batch(files: Sequence[SourceFile], chunk_lines: int) -> list[FileAnalysis | Skipped]:
+    return [read_and_analyze(f, chunk_lines) for f in files]
+
+
+def worker_count(configured: int) -> int:
+    """Workers for a cold index: the setting, or one per core (at most MAX_AUTO_WORKERS)."""
+    if configured > 0:
+        return configured
+    return max(1, min(os.cpu_count() or 1, MAX_AUTO_WORKERS))
+
+
+class Analyzer:
+    """Analyses batches of files, with a lazily started process pool for large batches."""
+
+    def __init__(self, chunk_lines: int, workers: int) -> None:
+        self.chunk_lines = chunk_lines
+        self.workers = worker_count(workers)
+        self._pool: Executor | None = None
+
+    def analyze(
+        self, files: Sequence[SourceFile], on_done: Callable[[int], None] | None = None
+    ) -> Iterator[list[FileAnalysis | Skipped]]:
+        """Analyse files, yielding results in batches as they complete (order within the whole run is kept)."""
+        if len(files) < PARALLEL_MIN_FILES or self.workers < 2:
+            for start in range(0, len(files), WORKER_BATCH_FILES):
+                batch = _analyze_batch(files[start : start + WORKER_BATCH_FILES], self.chunk_lines)
+                if on_done:
+                    on_done(len(batch))
+                yield batch
+            return
+        pool = self._ensure_pool()
+        futures = [
+            pool.submit(_analyze_batch, files[start : start + WORKER_BATCH_FILES], self.chunk_lines)
+            for start in range(0, len(files), WORKER_BATCH_FILES)
+        ]
+        try:
+            for future in futures:
+                try:
+                    batch = future.result()
+                except Exception as exc:  # a worker died (e.g. killed): fall back to analysing inline
+                    log.warning("analysis worker failed (%s): analysing its files in-process", exc)
+                    index = futures.index(future)
+                    part = files[index * WORKER_BATCH_FILES : (index + 1) * WORKER_BATCH_FILES]
+                    batch = _analyze_batch(part, self.chunk_lines)
+                if on_done:
+                    on_done(len(batch))
+                yield batch
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def _ensure_pool(self) -> Executor:
+        if self._pool is None:
+            # spawn, not fork: the server process has threads (event loop, watchers) that fork would copy mid-state.
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

@@ -1,0 +1,105 @@
+"""Position-based questions for the editor: go to definition, find references, impact of what is under the cursor.
+
+The graph resolves names the way a reader would (scope, `self`, imports); where it knows nothing of a name (a language
+without reference queries, a name only mentioned in text) the structural and text indexes answer instead.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from maguyva_lsp.model import Span
+from maguyva_lsp.retrieve.graph import ImpactResult
+
+if TYPE_CHECKING:
+    from maguyva_lsp.engine import Engine
+
+_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+REFERENCE_LIMIT = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A root-relative path and a span in it."""
+
+    path: str
+    span: Span
+
+
+def word_at(line_text: str, column: int) -> tuple[str, int] | None:
+    """The identifier under (or just before) a column, and the column where it starts."""
+    for match in _WORD.finditer(line_text):
+        if match.start() <= column <= match.end():
+            return match.group(0), match.start()
+    return None
+
+
+class Navigator:
+    """Definition, references and impact lookups over one engine's retrievers."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def definition(self, path: str, line: int, column: int) -> list[Location]:
+        """Where the name under the cursor is defined: resolved through the graph, else by name."""
+        engine = self._engine
+        nodes = engine.graph.symbols_at(path, line, column)
+        resolved = [
+            Location(n.path, n.name_span)
+            for n in nodes
+            if not n.is_module and not (n.path == path and n.name_span.contains_line(line))
+        ]
+        if resolved:
+            return resolved
+        found = word_at(engine.line_text(path, line), column)
+        if found is None:
+            return []
+        name, start = found
+        # On a definition's own name: it is its own definition.
+        here = [d for d in engine.structural.table.definitions_in(path) if d.name_span == _name_span(line, start, name)]
+        if here:
+            return [Location(d.path, d.name_span) for d in here]
+        definitions = engine.structural.goto_definition(name, from_path=path)
+        return [Location(d.path, d.name_span) for d in definitions]
+
+    def references(self, path: str, line: int, column: int, include_declaration: bool) -> list[Location]:
+        """Uses of the symbol under the cursor: the graph's resolved uses when it knows the symbol, else whole-word
+        text matches of the name (which may include same-named, unrelated symbols)."""
+        engine = self._engine
+        nodes = [n for n in engine.graph.symbols_at(path, line, column) if not n.is_module]
+        out: dict[tuple[str, Span], None] = {}
+        if nodes:
+            if include_declaration:
+                out.update({(n.path, n.name_span): None for n in nodes})
+            for use in engine.graph.references_at(path, line, column):
+                out[(use.path, use.site.span)] = None
+            return [Location(p, s) for p, s in out]
+        found = word_at(engine.line_text(path, line), column)
+        if found is None:
+            return []
+        name, start = found
+        declaration = _name_span(line, start, name)
+        for hit in engine.text.find_identifier(name, limit=REFERENCE_LIMIT).hits:
+            if not include_declaration and hit.path == path and hit.span == declaration:
+                continue
+            out[(hit.path, hit.span)] = None
+        return [Location(p, s) for p, s in out]
+
+    def impact(
+        self, symbol: str | None, path: str | None, line: int, column: int, max_depth: int
+    ) -> ImpactResult | None:
+        """What depends on a symbol named in words, or on what a position names; None when nothing is found."""
+        graph = self._engine.graph
+        if symbol is not None:
+            result = graph.impact(symbol, max_depth=max_depth)
+        elif path is not None:
+            result = graph.impact(path=path, line=line, column=column, max_depth=max_depth)
+        else:
+            return None
+        return result if result.targets else None
+
+
+def _name_span(line: int, start: int, name: str) -> Span:
+    return Span(line, start, line, start + len(name))

@@ -1,0 +1,237 @@
+"""The pygls language server: owns the workspace engines, the worker threads and the watchers; handlers live apart.
+
+Threading: the event loop only parses messages and sends replies. Queries run on a small thread pool; every change
+to an index (initial index, file events, open buffers, re-index) runs on one dedicated writer thread, so changes are
+applied in order while queries keep reading the retrievers' current state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from maguyva_lsp import __version__
+from maguyva_lsp.config import Settings, settings_from_mapping
+from maguyva_lsp.engine import Engine, IndexProgress
+from maguyva_lsp.server.convert import ColumnCodec, path_of_uri
+from maguyva_lsp.server.logs import install_client_logging
+from maguyva_lsp.watch.watcher import FolderWatcher
+from maguyva_lsp.workspace import WorkspaceSet
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+QUERY_THREADS = 2
+PROGRESS_INTERVAL_SECONDS = 0.25
+# Settings that change what is indexed or how: a change rebuilds the engines (warm from the store when it can).
+REBUILD_SETTINGS: tuple[str, ...] = (
+    "embedder", "voyage_model", "voyage_dimension", "voyage_api_key", "exclude", "max_file_size", "index_dir",
+    "chunk_lines", "workers",
+)  # fmt: skip
+
+
+class MaguyvaServer(LanguageServer):
+    """Maguyva's language server state: settings, engines per workspace folder, workers and watchers."""
+
+    def __init__(self) -> None:
+        super().__init__("maguyva-lsp", __version__)
+        self.settings = Settings()
+        self.workspaces = WorkspaceSet(self.settings)
+        self.queries = ThreadPoolExecutor(max_workers=QUERY_THREADS, thread_name_prefix="maguyva-query")
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="maguyva-writer")
+        self.watchers: dict[Path, FolderWatcher] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.codec = ColumnCodec("utf-16")
+        self.pending_index: dict[Path, Future[Any]] = {}
+        self.supports_progress = False
+        self._log_handler = install_client_logging(self)
+
+    # -- threads
+
+    async def in_query_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a read-only query off the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(self.queries, fn, *args)
+
+    def on_writer(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """Queue a change to the indexes on the single writer thread."""
+        return self.writer.submit(self._logged, fn, *args)
+
+    @staticmethod
+    def _logged(fn: Callable[..., T], *args: Any) -> T:
+        try:
+            return fn(*args)
+        except Exception:
+            log.exception("background task %s failed", getattr(fn, "__name__", fn))
+            raise
+
+    def from_thread(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Call fn on the event loop (the only thread that may write to the client)."""
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(fn, *args)
+
+    # -- settings
+
+    def apply_settings(self, raw: Any) -> list[str]:
+        """Take new settings (nested under "maguyva" or flat); returns problems, rebuilds engines when needed."""
+        if isinstance(raw, dict) and isinstance(raw.get("maguyva"), dict):
+            raw = raw["maguyva"]
+        new, problems = settings_from_mapping(raw if isinstance(raw, dict) else None, base=self.settings)
+        if raw is not None and not isinstance(raw, dict):
+            problems.append(f"settings must be an object, got {type(raw).__name__}")
+        old = self.settings
+        self.settings = new
+        self._log_handler.set_level(new.log_level)
+        if any(getattr(old, name) != getattr(new, name) for name in REBUILD_SETTINGS) and len(self.workspaces):
+            roots = [e.root for e in self.workspaces.engines()]
+            log.info("settings that shape the index changed: re-opening %d workspace folder(s)", len(roots))
+            self.on_writer(self._reopen, roots)
+        else:
+            self.workspaces.settings = new
+        return problems
+
+    def _reopen(self, roots: list[Path]) -> None:
+        self.stop_watchers()
+        old = self.workspaces
+        self.workspaces = WorkspaceSet(self.settings)
+        old.close()
+        for root in roots:
+            self.open_folder(root)
+
+    def show(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        self.from_thread(self.window_show_message, types.ShowMessageParams(type=kind, message=f"Maguyva: {message}"))
+
+    # -- folders and indexing
+
+    def open_folder(self, root: Path) -> None:
+        """On the writer thread: open an engine for a folder, index it with progress, then watch it."""
+        if not root.is_dir():
+            self.show(f"workspace folder {root} does not exist; not indexed")
+            return
+        engine = self.workspaces.add(root)
+        if engine is None:
+            return
+        for message in engine.messages:
+            self.show(message, types.MessageType.Info)
+        self._index(engine, f"Indexing {root.name}")
+
+        def on_batch(paths: list[str]) -> None:
+            self.on_writer(engine.update, paths)
+
+        watcher = FolderWatcher(engine.root, on_batch)
+        if watcher.start():
+            self.watchers[engine.root] = watcher
+
+    def close_folder(self, root: Path) -> None:
+        watcher = self.watchers.pop(root.resolve(), None)
+        if watcher is not None:
+            watcher.stop()
+        self.workspaces.remove(root)
+
+    def reindex_all(self) -> None:
+        for engine in self.workspaces.engines():
+            self._index(engine, f"Re-indexing {engine.root.name}")
+
+    def _index(self, engine: Engine, title: str) -> None:
+        token = str(uuid.uuid4())
+        progress = _ProgressForwarder(self, token, title) if self.supports_progress else None
+        try:
+            engine.index(progress.report if progress else None)
+        finally:
+            if progress is not None:
+                progress.end(f"{engine.file_count} files indexed")
+        log.info("indexed %s: %s", engine.root, engine.counters)
+
+    def stop_watchers(self) -> None:
+        for watcher in self.watchers.values():
+            watcher.stop()
+        self.watchers.clear()
+
+    def locate(self, uri: str) -> tuple[Engine, str] | None:
+        try:
+            return self.workspaces.locate(path_of_uri(uri))
+        except ValueError:
+            return None
+
+    def shutdown_all(self) -> None:
+        self.stop_watchers()
+        self.writer.shutdown(wait=False, cancel_futures=True)
+        self.queries.shutdown(wait=False, cancel_futures=True)
+        self.workspaces.close()
+
+
+class _ProgressForwarder:
+    """LSP work-done progress for one index run, driven from the writer thread, sent from the event loop."""
+
+    def __init__(self, server: MaguyvaServer, token: str, title: str) -> None:
+        self._server = server
+        self._token = token
+        self._last = 0.0
+        self._created: Future[Any] = Future()
+        server.from_thread(self._create, title)
+
+    def _create(self, title: str) -> None:
+        def created(_result: Any) -> None:
+            self._server.work_done_progress.begin(
+                self._token, types.WorkDoneProgressBegin(title=title, cancellable=False, percentage=0)
+            )
+            self._created.set_result(True)
+
+        try:
+            self._server.work_done_progress.create(self._token, callback=created)
+        except Exception as exc:  # the client refused progress: index silently
+            log.debug("work done progress unavailable: %s", exc)
+            self._created.set_result(False)
+
+    def report(self, progress: IndexProgress) -> None:
+        import time
+
+        now = time.monotonic()
+        if now - self._last < PROGRESS_INTERVAL_SECONDS or not self._created.done() or not self._created.result():
+            return
+        self._last = now
+        percentage = int(100 * progress.done / progress.total) if progress.total else 0
+        message = f"{progress.phase} {progress.done}/{progress.total} files" if progress.total else progress.phase
+        self._server.from_thread(
+            self._server.work_done_progress.report,
+            self._token,
+            types.WorkDoneProgressReport(message=message, percentage=percentage),
+        )
+
+    def end(self, message: str) -> None:
+        try:
+            created = self._created.result(timeout=5)
+        except Exception:
+            created = False
+        if created:
+            self._server.from_thread(
+                self._server.work_done_progress.end, self._token, types.WorkDoneProgressEnd(message=message)
+            )
+
+
+def build_server() -> MaguyvaServer:
+    from maguyva_lsp.server.handlers import register
+
+    server = MaguyvaServer()
+    register(server)
+    return server
+
+
+def run_server(*, tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
+    """Serve LSP over stdio (or TCP) until the client says exit."""
+    server = build_server()
+    try:
+        if tcp:
+            server.start_tcp(host, port)
+        else:
+            server.start_io()
+    finally:
+        server.shutdown_all()

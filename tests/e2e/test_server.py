@@ -1,0 +1,214 @@
+"""The language server end to end over stdio: every method, file events, open buffers, bad requests."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from tests.e2e.lsp_session import (
+    CHANGE_TIMEOUT_SECONDS,
+    lsp_session,
+    options,
+    request,
+    result_paths,
+    search,
+    wait_indexed,
+    wait_until,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.mark.parametrize("capabilities", ["visual-studio-code", "neovim"])
+async def test_every_method_answers(workspace: Path, tmp_path: Path, capabilities: str) -> None:
+    async with lsp_session(workspace, options(tmp_path / "idx"), capabilities) as client:
+        status = await wait_indexed(client)
+        assert status.files == 5  # the ignored folder is not indexed
+        assert status.symbols >= 8 and status.edges > 0 and status.chunks >= 5
+        assert status.embedder.startswith("wordllama")
+
+        # maguyva/search: a confident definition query goes straight to the structural index.
+        found = await search(client, "where is parse_config defined", explain=True)
+        assert (found.intent, found.fusion_strategy, list(found.modalities)) == (
+            "find_definition",
+            "direct",
+            ["structural"],
+        )
+        assert found.target == "parse_config"
+        first = found.results[0]
+        assert first.uri == (workspace / "app" / "config.py").as_uri()
+        assert first.symbol == "parse_config" and first.kind == "function"
+        assert first.range.start.line == 10
+        assert first.modalities.structural.rank == 0
+
+        # A fused question runs three modalities and explains each result.
+        fused = await search(client, "how is the configuration loaded from a file", preset="standard")
+        assert fused.fusion_strategy == "rrf" and len(fused.modalities) == 3
+        assert "app/config.py" in result_paths(fused)[:2]
+
+        # exact_match never runs the semantic model.
+        literal = await search(client, '"ECONNREFUSED while reading"')
+        assert literal.intent == "exact_match" and "semantic" not in literal.modalities
+        assert result_paths(literal) == ["app/config.py"]
+        assert literal.results[0].range.start.line == 15
+
+        # workspace/symbol, ranked by the engine.
+        symbols = await request(client, types.WORKSPACE_SYMBOL, types.WorkspaceSymbolParams(query="load_conf"))
+        assert symbols[0].name == "load_config"
+        assert symbols[0].location.uri == (workspace / "app" / "config.py").as_uri()
+
+        # textDocument/definition from the call site in server.py to config.py.
+        server_uri = (workspace / "app" / "server.py").as_uri()
+        definition = await request(
+            client,
+            types.TEXT_DOCUMENT_DEFINITION,
+            types.DefinitionParams(
+                text_document=types.TextDocumentIdentifier(server_uri), position=types.Position(5, 24)
+            ),
+        )
+        assert [(d.uri, d.range.start.line) for d in definition] == [((workspace / "app/config.py").as_uri(), 18)]
+
+        # textDocument/references honours includeDeclaration.
+        config_uri = (workspace / "app" / "config.py").as_uri()
+        refs = await request(
+            client,
+            types.TEXT_DOCUMENT_REFERENCES,
+            types.ReferenceParams(
+                text_document=types.TextDocumentIdentifier(config_uri),
+                position=types.Position(18, 6),
+                context=types.ReferenceContext(include_declaration=False),
+            ),
+        )
+        assert {(r.uri.rsplit("/", 1)[-1], r.range.start.line) for r in refs} == {("server.py", 5), ("server.py", 0)}
+        with_decl = await request(
+            client,
+            types.TEXT_DOCUMENT_REFERENCES,
+            types.ReferenceParams(
+                text_document=types.TextDocumentIdentifier(config_uri),
+                position=types.Position(18, 6),
+                context=types.ReferenceContext(include_declaration=True),
+            ),
+        )
+        assert ("config.py", 18) in {(r.uri.rsplit("/", 1)[-1], r.range.start.line) for r in with_decl}
+
+        # maguyva/impact by name and by position: load_config is called from Server.__init__.
+        impact = await request(client, "maguyva/impact", {"symbol": "parse_config"})
+        by_symbol = {i.symbol: i.depth for i in impact.impacted}
+        assert by_symbol["load_config"] == 1 and by_symbol["Server.__init__"] == 2
+        at_position = await request(
+            client, "maguyva/impact", {"textDocument": {"uri": config_uri}, "position": {"line": 18, "character": 6}}
+        )
+        assert at_position.symbol == "load_config"
+        assert {i.symbol for i in at_position.impacted if i.depth == 1} == {"Server.__init__", "app.server"}
+
+        # The re-index command.
+        answer = await request(
+            client, types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(command="maguyva.reindex")
+        )
+        assert answer["scheduled"] == 1
+
+
+async def test_bad_requests_get_errors_and_the_server_keeps_serving(workspace: Path, tmp_path: Path) -> None:
+    async with lsp_session(workspace, options(tmp_path / "idx")) as client:
+        await wait_indexed(client)
+        for params in ({}, {"query": ""}, {"query": "x", "preset": "turbo"}, {"query": "x", "limit": -3}):
+            with pytest.raises(JsonRpcException) as error:
+                await search(client, **params) if "query" in params else await request(client, "maguyva/search", params)
+            assert error.value.message
+        with pytest.raises(JsonRpcException, match="unknown preset"):
+            await search(client, "parse", preset="turbo")
+        with pytest.raises(JsonRpcException, match="textDocument"):
+            await request(client, "maguyva/impact", {})
+        with pytest.raises(JsonRpcException):
+            await request(client, "maguyva/nonexistent", {})
+        # A bad regex-like literal and a huge query: answers, not crashes.
+        huge = await search(client, "parse " * 20_000)
+        assert huge.intent
+        assert (await search(client, "where is parse_config defined")).results
+
+
+async def test_disk_changes_are_searchable(workspace: Path, tmp_path: Path) -> None:
+    async with lsp_session(workspace, options(tmp_path / "idx")) as client:
+        await wait_indexed(client)
+
+        async def definition_paths(name: str) -> list[str]:
+            return result_paths(await search(client, f"def {name}"))
+
+        # create
+        (workspace / "app" / "metrics.py").write_text("def record_latency(ms):\n    return ms\n")
+        await wait_until(
+            lambda: _contains(definition_paths("record_latency"), "app/metrics.py"), CHANGE_TIMEOUT_SECONDS, "create"
+        )
+        # modify
+        (workspace / "app" / "metrics.py").write_text("def record_throughput(n):\n    return n\n")
+        await wait_until(
+            lambda: _contains(definition_paths("record_throughput"), "app/metrics.py"), CHANGE_TIMEOUT_SECONDS, "edit"
+        )
+        assert "app/metrics.py" not in await definition_paths("record_latency")
+        # rename
+        (workspace / "app" / "metrics.py").rename(workspace / "app" / "telemetry.py")
+        await wait_until(
+            lambda: _contains(definition_paths("record_throughput"), "app/telemetry.py"), CHANGE_TIMEOUT_SECONDS, "move"
+        )
+        assert "app/metrics.py" not in await definition_paths("record_throughput")
+        # delete (a whole folder)
+        shutil.rmtree(workspace / "web")
+        await wait_until(
+            lambda: _lacks(definition_paths("handleRequest"), "web/routes.ts"), CHANGE_TIMEOUT_SECONDS, "folder delete"
+        )
+        assert (await request(client, "maguyva/status", {})).files == 5
+        # an ignored path is never indexed
+        (workspace / "ignored" / "more.py").write_text("def also_hidden():\n    pass\n")
+        await asyncio.sleep(1.0)
+        assert await definition_paths("also_hidden") == []
+
+
+async def _contains(paths: object, wanted: str) -> bool:
+    return wanted in await paths  # type: ignore[operator]
+
+
+async def _lacks(paths: object, unwanted: str) -> bool:
+    return unwanted not in await paths  # type: ignore[operator]
+
+
+async def test_unsaved_buffer_is_searchable_until_closed(workspace: Path, tmp_path: Path) -> None:
+    async with lsp_session(workspace, options(tmp_path / "idx")) as client:
+        await wait_indexed(client)
+        uri = (workspace / "app" / "server.py").as_uri()
+        text = (workspace / "app" / "server.py").read_text()
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+            )
+        )
+        edited = text + "\n\ndef graceful_shutdown(server):\n    return server.listen(0)\n"
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
+            )
+        )
+
+        async def symbol_found() -> bool:
+            found = await request(
+                client, types.WORKSPACE_SYMBOL, types.WorkspaceSymbolParams(query="graceful_shutdown")
+            )
+            return bool(found) and found[0].name == "graceful_shutdown"
+
+        await wait_until(symbol_found, CHANGE_TIMEOUT_SECONDS, "the unsaved edit")
+        assert (workspace / "app" / "server.py").read_text() == text  # nothing was written to disk
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+
+        async def symbol_gone() -> bool:
+            return not await request(
+                client, types.WORKSPACE_SYMBOL, types.WorkspaceSymbolParams(query="graceful_shutdown")
+            )
+
+        await wait_until(symbol_gone, CHANGE_TIMEOUT_SECONDS, "the buffer to close")
