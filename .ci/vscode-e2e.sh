@@ -139,7 +139,7 @@ done
 
 step "drive it in headless Chromium"
 status=0
-"$NODE24" "$EXT/e2e/vscode.e2e.mjs" --url "http://127.0.0.1:$PORT/?folder=$WS" --workspace "$WS" --out "$SHOTS" || status=$?
+"$NODE24" "$EXT/e2e/vscode.e2e.mjs" --url "http://127.0.0.1:$PORT/?folder=$WS" --workspace "$WS" --out "$SHOTS" --data "$RUN/data" || status=$?
 if ((status != 0)); then
     echo "--- code-server log (last 60 lines)" >&2
     tail -60 "$RUN/code-server.log" >&2 || true

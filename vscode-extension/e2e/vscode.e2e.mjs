@@ -61,7 +61,6 @@ function fail(message) {
     throw new Error(message);
 }
 
-const quickInput = () => page.locator('.quick-input-widget');
 const quickRows = () => page.locator('.quick-input-widget .monaco-list-row');
 
 /** "Ln 16, Col 6" from the status bar, as numbers. */
@@ -69,6 +68,19 @@ async function cursorPosition() {
     const text = (await page.locator('[id="status.editor.selection"]').first().textContent()) ?? '';
     const match = /Ln (\d+), Col (\d+)/.exec(text);
     return match ? { line: Number(match[1]), column: Number(match[2]) } : undefined;
+}
+
+/** Waits until the status bar shows the cursor on `line` (it updates a moment after the cursor moves). */
+async function waitForCursorLine(line, what) {
+    try {
+        await page.waitForFunction(
+            (wanted) => (document.querySelector('[id="status.editor.selection"]')?.textContent ?? '').startsWith(`Ln ${wanted},`),
+            line,
+            { timeout: UI_TIMEOUT_MS },
+        );
+    } catch {
+        fail(`${what}: the cursor is at ${JSON.stringify(await cursorPosition())}, not on line ${line}`);
+    }
 }
 
 /** Waits until the active editor tab is the workspace file `relativePath`. */
@@ -80,10 +92,50 @@ async function waitForEditor(relativePath) {
     );
 }
 
+/** Waits until a quick input titled `title` (or any, without one) is shown with its text box focused: keys typed
+ *  earlier would land in the editor, or in a quick input that is still closing. */
+async function waitForQuickInput(title) {
+    await page.waitForFunction(
+        (wanted) => {
+            const widget = document.querySelector('.quick-input-widget');
+            if (!widget || widget.style.display === 'none' || !widget.contains(document.activeElement)) {
+                return false;
+            }
+            return !wanted || (widget.querySelector('.quick-input-title')?.textContent ?? '').includes(wanted);
+        },
+        title,
+        { timeout: UI_TIMEOUT_MS },
+    );
+}
+
+/** How long the quick pick's list must stay unchanged to count as settled (beyond the palette's debounce). */
+const SETTLE_MS = 500;
+
+/** Waits until the quick pick shows no progress and its rows stay the same for SETTLE_MS. */
+async function waitForSettledList() {
+    const snapshot = () =>
+        page.evaluate(() =>
+            document.querySelector('.quick-input-widget .monaco-progress-container.active')
+                ? undefined
+                : [...document.querySelectorAll('.quick-input-widget .monaco-list-row')].map((row) => row.textContent).join('\n'),
+        );
+    const deadline = Date.now() + UI_TIMEOUT_MS;
+    let previous = await snapshot();
+    while (Date.now() < deadline) {
+        await page.waitForTimeout(SETTLE_MS);
+        const current = await snapshot();
+        if (current !== undefined && current === previous) {
+            return;
+        }
+        previous = current;
+    }
+    fail('the palette did not settle on an answer');
+}
+
 /** Runs a command from the command palette (F1) by its title. */
 async function runCommand(title) {
     await page.keyboard.press('F1');
-    await quickInput().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await waitForQuickInput();
     await page.keyboard.type(title, { delay: 20 });
     await quickRows().filter({ hasText: title }).first().waitFor({ timeout: UI_TIMEOUT_MS });
     await page.keyboard.press('Enter');
@@ -103,11 +155,13 @@ function filesContaining(dir, text) {
 /** Quick Open (Ctrl+P) by file name. */
 async function openFile(relativePath) {
     await page.keyboard.press('Control+P');
-    await quickInput().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
+    await waitForQuickInput();
     await page.keyboard.type(relativePath, { delay: 20 });
     await quickRows().filter({ hasText: relativePath.split('/').pop() }).first().waitFor({ timeout: UI_TIMEOUT_MS });
     await page.keyboard.press('Enter');
     await waitForEditor(relativePath);
+    // A click while Quick Open is still closing lands on it instead of the editor.
+    await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: UI_TIMEOUT_MS });
 }
 
 /** The token `word` on the first editor line matching `linePattern`, in the active editor. */
@@ -136,7 +190,8 @@ try {
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
 
     await check('the status bar shows the indexed count', async () => {
-        const item = page.locator('.statusbar-item').filter({ hasText: /Maguyva: [\d,]+ files? · [\d,]+ symbols?/ });
+        // Not the "0 files" a server may report in the moment before its first indexing run starts.
+        const item = page.locator('.statusbar-item').filter({ hasText: /Maguyva: [1-9][\d,]* files? · [1-9][\d,]* symbols?/ });
         await item.first().waitFor({ timeout: INDEX_TIMEOUT_MS });
         const text = (await item.first().textContent()) ?? '';
         const [, files, symbols] = /([\d,]+) files? · ([\d,]+) symbols?/.exec(text) ?? [];
@@ -154,9 +209,10 @@ try {
     await check('the search palette (Ctrl+Alt+M) returns a real result and opens it', async () => {
         await openFile('main.go');
         await page.keyboard.press('Control+Alt+M');
-        await quickInput().waitFor({ state: 'visible', timeout: UI_TIMEOUT_MS });
-        await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible' });
+        await waitForQuickInput('Maguyva: Search');
         await page.keyboard.type('ParseConfig', { delay: 40 });
+        // An earlier prefix may answer first: read the list once it has settled on the answer to the whole text.
+        await waitForSettledList();
         const row = quickRows().filter({ hasText: 'ParseConfig' }).filter({ hasText: 'config/config.go' }).first();
         const errorRow = quickRows().filter({ has: page.locator('.codicon-error') }).first();
         await row.or(errorRow).waitFor({ timeout: UI_TIMEOUT_MS });
@@ -209,10 +265,7 @@ try {
         const call = locate('server/server.go', 'ParseConfig(path)');
         const word = wordInLine(/config\.ParseConfig\(path\)/, 'ParseConfig');
         await word.click();
-        const before = await cursorPosition();
-        if (before?.line !== call.line) {
-            fail(`the cursor is not on the call: ${JSON.stringify(before)}`);
-        }
+        await waitForCursorLine(call.line, 'clicking the call');
         await page.keyboard.press('F12');
         await waitForEditor('config/config.go');
         await page.waitForTimeout(300);
@@ -225,22 +278,25 @@ try {
     });
 
     await check('F12 in TypeScript (VS Code has a definition provider) answers once: Maguyva stays silent', async () => {
-        await openFile('web/cart.ts');
-        const call = locate('web/cart.ts', 'cartTotal(prices)}');
-        const word = wordInLine(/total \$\{cartTotal/, 'cartTotal');
+        await openFile('web/bill.ts');
+        const call = locate('web/bill.ts', 'total()}');
+        const invoiceTotal = locate('web/bill.ts', 'class Invoice').line + 1;
+        const word = wordInLine(/invoice\.total\(\)/, 'total');
         await word.click();
-        if ((await cursorPosition())?.line !== call.line) {
-            fail(`the cursor is not on the call: ${JSON.stringify(await cursorPosition())}`);
-        }
+        await waitForCursorLine(call.line, 'clicking the call');
         await page.keyboard.press('F12');
+        // Maguyva's name-based answer adds Cart.total: two definitions would open a peek view instead of jumping.
+        const peek = page.locator('.peekview-widget').first();
         await page.waitForFunction(
-            () => /Ln 1,/.test(document.querySelector('[id="status.editor.selection"]')?.textContent ?? ''),
-            null,
+            (line) =>
+                document.querySelector('.peekview-widget') !== null ||
+                (document.querySelector('[id="status.editor.selection"]')?.textContent ?? '').startsWith(`Ln ${line},`),
+            invoiceTotal,
             { timeout: UI_TIMEOUT_MS },
         );
-        // Two providers with different ranges would open a peek view listing both instead of jumping.
         await page.waitForTimeout(500);
-        if (await page.locator('.peekview-widget').first().isVisible()) {
+        if (await peek.isVisible()) {
+            await shot('definition-typescript-peek');
             fail('F12 offered more than one definition: Maguyva answered next to the TypeScript provider');
         }
         await shot('definition-typescript');

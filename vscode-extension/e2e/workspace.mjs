@@ -55,13 +55,22 @@ func StartServer(path string) error {
 \treturn nil
 }
 `,
-    // TypeScript has VS Code's built-in definition provider: with whenNoOtherProvider, Maguyva must stay silent.
-    'web/cart.ts': `export function cartTotal(prices: number[]): number {
-    return prices.reduce((sum, price) => sum + price, 0);
+    // TypeScript has VS Code's built-in definition provider, which knows \`invoice\` is an Invoice. A name-based
+    // lookup finds both total methods: a Maguyva answer next to TypeScript's would show as a second definition.
+    'web/bill.ts': `class Cart {
+    total(): number {
+        return 1;
+    }
 }
 
-export function checkoutLabel(prices: number[]): string {
-    return \`total \${cartTotal(prices)}\`;
+class Invoice {
+    total(): number {
+        return 2;
+    }
+}
+
+export function label(invoice: Invoice): string {
+    return \`due \${invoice.total()}\`;
 }
 `,
     'main.go': `package main

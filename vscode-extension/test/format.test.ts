@@ -42,6 +42,7 @@ test('kind icons map known kinds, fall back for unknown ones and mark chunks', (
     assert.equal(kindIcon('function'), 'symbol-function');
     assert.equal(kindIcon('Method'), 'symbol-method');
     assert.equal(kindIcon('struct'), 'symbol-struct');
+    assert.equal(kindIcon('call'), 'call-outgoing');
     assert.equal(kindIcon('gizmo'), 'symbol-misc');
     assert.equal(kindIcon(null), 'symbol-misc');
     assert.equal(kindIcon('function', false), 'file-code');

@@ -81,7 +81,8 @@ test('keystrokes within the debounce delay send one request for the final text',
     h.sent[0]?.resolve('r1');
     await settle();
     assert.deepEqual(h.answers, ['Parse=r1']);
-    assert.deepEqual(h.busy, [true, false]);
+    // Busy from the first keystroke until the answer to the final text.
+    assert.deepEqual(h.busy, [true, true, true, true, false]);
 });
 
 test('an answer that arrives after a newer query was sent is dropped, and the older request is cancelled', async () => {

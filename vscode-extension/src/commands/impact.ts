@@ -89,14 +89,15 @@ export class ImpactAnalysis implements vscode.Disposable {
         }
         const groups = groupByDepth(response.impacted);
         this.tree.set(groups);
-        this.view.title = response.symbol ? `Impact of ${response.symbol}` : 'Impact Analysis';
+        // The view header title-cases and truncates its title: the symbol goes in the description.
+        this.view.description = response.symbol ?? undefined;
         this.view.message = impactSummary(response.symbol, groups.reduce((sum, group) => sum + group.items.length, 0));
         await vscode.commands.executeCommand(`${IMPACT_VIEW_ID}.focus`);
     }
 
     clear(): void {
         this.tree.set([]);
-        this.view.title = 'Impact Analysis';
+        this.view.description = undefined;
         this.view.message = undefined;
     }
 

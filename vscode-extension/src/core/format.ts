@@ -26,6 +26,11 @@ const KIND_ICONS: Readonly<Record<string, string>> = {
     package: 'symbol-package',
     macro: 'symbol-snippet',
     impl: 'symbol-class',
+    // Reference hits: a use of a symbol rather than its definition.
+    call: 'call-outgoing',
+    import: 'symbol-namespace',
+    inherit: 'type-hierarchy-super',
+    reference: 'references',
 };
 const UNKNOWN_KIND_ICON = 'symbol-misc';
 /** A hit that is a chunk of code rather than a named symbol. */

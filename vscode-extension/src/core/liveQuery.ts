@@ -99,6 +99,8 @@ export class LiveQuery<R> {
             this.options.onEmpty();
             return;
         }
+        // Busy from the keystroke on: what is shown is not yet the answer to what is typed.
+        this.options.onBusy(true);
         this.debouncer.schedule(() => this.fire(this.current));
     }
 
