@@ -137,7 +137,7 @@ for _ in $(seq 1 120); do
     sleep 0.5
 done
 
-step "drive it in headless Chromium"
+step "drive it in headless Chromium (screenshots: $SHOTS)"
 status=0
 "$NODE24" "$EXT/e2e/vscode.e2e.mjs" --url "http://127.0.0.1:$PORT/?folder=$WS" --workspace "$WS" --out "$SHOTS" --data "$RUN/data" || status=$?
 if ((status != 0)); then
@@ -145,5 +145,4 @@ if ((status != 0)); then
     tail -60 "$RUN/code-server.log" >&2 || true
     find "$RUN/data/logs" -name '*Maguyva*' -exec sh -c 'echo "--- $1"; tail -80 "$1"' _ {} \; >&2 || true
 fi
-echo "screenshots: $SHOTS"
 exit "$status"

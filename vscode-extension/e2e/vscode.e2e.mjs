@@ -320,6 +320,7 @@ try {
         });
     }
 
+    console.log(`screenshots: ${args.out}`);
     console.log(`e2e: ${passed} passed, 0 failed`);
 } catch (error) {
     console.error(`not ok - ${error instanceof Error ? error.message : String(error)}`);
@@ -328,6 +329,7 @@ try {
     } catch {
         // The page may be gone; the error above is what matters.
     }
+    console.log(`screenshots: ${args.out}`);
     console.log(`e2e: ${passed} passed, 1 failed`);
     process.exitCode = 1;
 } finally {

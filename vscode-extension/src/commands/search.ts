@@ -3,6 +3,7 @@
 
 import * as vscode from 'vscode';
 import { paletteEntry, searchTitle } from '../core/format';
+import { LatestTasks } from '../core/latestTasks';
 import { LiveQuery } from '../core/liveQuery';
 import { isPreset, nextPreset, SEARCH_METHOD, type Preset, type SearchHit, type SearchResponse } from '../core/protocol';
 import { folderUris, openLocation } from '../common/locations';
@@ -96,14 +97,14 @@ export class SearchPalette {
             pick.buttons = [presetButton(preset)];
             live.refresh();
         });
+        // Previews, the final open and the return to the original editor run in order; a superseded preview is skipped.
+        const editorTasks = new LatestTasks((error) => this.logger.warn(`Opening a result failed: ${errorMessage(error)}`));
         pick.onDidChangeActive(([item]) => {
             const hit = item?.hit;
             const key = hit ? `${hit.uri}#${hit.range.start.line}:${hit.range.start.character}` : undefined;
             if (hit && key !== previewed) {
                 previewed = key;
-                openLocation(hit.uri, hit.range, { preview: true }).then(undefined, (error: unknown) =>
-                    this.logger.warn(`Preview failed: ${errorMessage(error)}`),
-                );
+                void editorTasks.push(() => openLocation(hit.uri, hit.range, { preview: true }));
             }
         });
         pick.onDidAccept(() => {
@@ -113,8 +114,10 @@ export class SearchPalette {
             }
             accepted = true;
             pick.hide();
-            openLocation(hit.uri, hit.range).then(undefined, (error: unknown) =>
-                void vscode.window.showErrorMessage(`Maguyva: cannot open ${hit.uri}: ${errorMessage(error)}`),
+            void editorTasks.push(() =>
+                openLocation(hit.uri, hit.range).then(undefined, (error: unknown) =>
+                    vscode.window.showErrorMessage(`Maguyva: cannot open ${hit.uri}: ${errorMessage(error)}`),
+                ),
             );
         });
         pick.onDidHide(() => {
@@ -122,10 +125,12 @@ export class SearchPalette {
             pick.dispose();
             if (!accepted && previewed && original) {
                 // Leaving without a choice returns to where the user was, as VS Code's own pickers do.
-                void vscode.window.showTextDocument(original.document, {
-                    viewColumn: original.viewColumn,
-                    selection: originalSelection,
-                });
+                void editorTasks.push(() =>
+                    vscode.window.showTextDocument(original.document, {
+                        viewColumn: original.viewColumn,
+                        selection: originalSelection,
+                    }),
+                );
             }
         });
 
