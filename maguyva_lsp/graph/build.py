@@ -21,7 +21,7 @@ from maguyva_lsp.graph.centrality import CentralityScores, EdgeMatrix
 from maguyva_lsp.graph.model import EdgeSite, SymbolNode
 from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleIndex
 from maguyva_lsp.graph.records import DepKey, FileRecord, build_record, changed_keys
-from maguyva_lsp.graph.resolve import resolve_file
+from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
 from maguyva_lsp.model import ChangeBatch
 from maguyva_lsp.tokens import split_identifier
 
@@ -54,12 +54,18 @@ class GraphState:
         """Replace the given files' records (and drop the removed paths); returns how many files were resolved."""
         new_records = {r.path: r for r in updated}
         gone = {p for p in removed if p not in new_records}
+        paths = sorted(gone | set(new_records))
         keys: set[DepKey] = set()
-        for path in sorted(gone | set(new_records)):
-            old = self.records.get(path)
-            new = new_records.get(path)
+        families: set[str | None] = set()
+        for path in paths:
+            old, new = self.records.get(path), new_records.get(path)
             keys |= changed_keys(old, new)
-            keys |= self._replace(old, new)
+            families.update((r.system or r.language) for r in (old, new) if r is not None)
+        before = self._crowding(keys)
+        for path in paths:
+            keys |= self._replace(self.records.get(path), new_records.get(path))
+        after = self._crowding(keys)
+        keys -= {k for k in before if _still_crowded(before[k], after[k], families)}
         self.memo.clear()
         affected = set(new_records)
         for key in keys:
@@ -67,7 +73,23 @@ class GraphState:
         affected &= set(self.records)
         for path in sorted(affected):
             self._resolve(self.records[path])
+        self.memo.clear()
         return len(affected)
+
+    def _crowding(self, keys: set[DepKey]) -> dict[DepKey, dict[str | None, int]]:
+        """For project-wide name lookups (top-level or member definitions of a name), the candidates per language
+        family: past MAX_CANDIDATES they give no edges, so a change among them changes no answer."""
+        out: dict[DepKey, dict[str | None, int]] = {}
+        for key in keys:
+            if key[0] not in ("g", "mb"):
+                continue
+            counts: dict[str | None, int] = defaultdict(int)
+            for node_id in self.by_name.get(str(key[1]), ()):
+                node = self.nodes[node_id]
+                if (node.member if key[0] == "mb" else node.parent is None) and (record := self.records.get(node.path)):
+                    counts[record.system or record.language] += 1
+            out[key] = counts
+        return out
 
     def _replace(self, old: FileRecord | None, new: FileRecord | None) -> set[DepKey]:
         """Swap one file's nodes and module entries; returns the module/package keys that changed."""
@@ -176,6 +198,12 @@ class GraphState:
             self._deps_of[path] = deps
         else:
             self._deps_of.pop(path, None)
+
+
+def _still_crowded(before: dict[str | None, int], after: dict[str | None, int], families: set[str | None]) -> bool:
+    """Whether a name had too many candidates to resolve, before and after, in every family the batch touched (one
+    more than the cap: a file's own definition does not count for its global lookups)."""
+    return all(min(before.get(f, 0), after.get(f, 0)) > MAX_CANDIDATES + 1 for f in families)
 
 
 @contextmanager

@@ -14,9 +14,10 @@ from maguyva_lsp.graph.model import CLASS_KINDS, MODULE_KIND, SymbolNode, module
 from maguyva_lsp.graph.modules import python_components, separator, system_of
 from maguyva_lsp.model import Definition, FileAnalysis, Reference, Span
 
-# A dependency a file's resolution consulted: ("n", name) definitions by that name, ("m", module key) the files of
-# a module, ("i", path) another file's import bindings, ("b", node id) a class's bases, ("d", system, folder) the
-# files of a package.
+# A dependency a file's resolution consulted: ("t", path, name) a file's top-level definition of a name, ("q", path,
+# qualified name) one definition, ("g", name) / ("mb", name) the project's top-level / member definitions of a name,
+# ("n", name) any definition of a name, ("m", module key) the files of a module, ("i", path) another file's import
+# bindings, ("b", node id) a class's bases, ("d", system, folder) the files of a package.
 DepKey = tuple[object, ...]
 
 
@@ -41,7 +42,8 @@ class FileRecord:
     bindings: dict[str, tuple[ImportBinding, ...]]  # local name (dotted after `import a.b`) → what it binds
     stars: tuple[str, ...]  # modules a star import brings all names from
     references: tuple[Reference, ...]
-    def_identity: frozenset[tuple[str, str, str]] = field(default_factory=frozenset)  # (qualified name, kind, name)
+    # (qualified name, kind, name, member) of each node: what other files' resolution can observe of them.
+    def_identity: frozenset[tuple[str, str, str, bool]] = field(default_factory=frozenset)
 
     def node_ids(self) -> list[str]:
         return [self.module_node.node_id, *(n.node_id for n in self.symbols.values())]
@@ -65,7 +67,7 @@ def build_record(analysis: FileAnalysis) -> FileRecord:
         bindings=bindings,
         stars=stars,
         references=analysis.references,
-        def_identity=frozenset((q, n.kind, n.name) for q, n in symbols.items()),
+        def_identity=frozenset((q, n.kind, n.name, n.member) for q, n in symbols.items()),
     )
 
 
@@ -173,8 +175,13 @@ def changed_keys(old: FileRecord | None, new: FileRecord | None) -> set[DepKey]:
     keys: set[DepKey] = set()
     old_ids = old.def_identity if old else frozenset()
     new_ids = new.def_identity if new else frozenset()
-    keys.update(("n", name) for _, _, name in old_ids ^ new_ids)
     path = new.path if new is not None else old.path if old is not None else ""
+    for q, _, name, member in old_ids ^ new_ids:
+        keys.update((("n", name), ("q", path, q)))
+        if q == name:
+            keys.update((("t", path, name), ("g", name)))
+        if member:
+            keys.add(("mb", name))
     if (old.bindings if old else {}) != (new.bindings if new else {}) or (old.stars if old else ()) != (
         new.stars if new else ()
     ):

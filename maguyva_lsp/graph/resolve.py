@@ -12,6 +12,7 @@ exactly the files whose answers may change.
 from __future__ import annotations
 
 import builtins
+import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,24 @@ IMPLICIT_MEMBER_LANGUAGES = frozenset({"java", "csharp", "kotlin", "scala", "cpp
 # Languages whose methods may sit in another file than their type (Go: any file of the package; Rust: `impl`).
 DETACHED_METHOD_LANGUAGES = frozenset({"go", "rust"})
 _PYTHON_BUILTINS = frozenset(dir(builtins))
+# `obj.name()` with an unknown `obj` is not guessed when `name` is a method of the language's built-in types:
+# `.split()`, `.keys()`, `.append()`, `.then()` are far more often the built-in's than a project method of that name.
+_PYTHON_BUILTIN_TYPES = (str, bytes, bytearray, list, tuple, dict, set, frozenset, int, float, complex, object, type)
+_PYTHON_IO_TYPES = (io.StringIO, io.BytesIO, io.TextIOWrapper, io.BufferedReader, io.BufferedWriter, io.FileIO)
+_BUILTIN_METHODS: dict[str, frozenset[str]] = {
+    "py": frozenset(name for kind in (*_PYTHON_BUILTIN_TYPES, *_PYTHON_IO_TYPES) for name in dir(kind)),
+    "js": frozenset(
+        """
+        at concat copyWithin entries every fill filter find findIndex findLast findLastIndex flat flatMap forEach
+        includes indexOf join keys lastIndexOf map pop push reduce reduceRight reverse shift slice some sort splice
+        toString unshift values charAt charCodeAt codePointAt endsWith localeCompare match matchAll normalize padEnd
+        padStart repeat replace replaceAll search split startsWith substring toLowerCase toUpperCase trim trimEnd
+        trimStart then catch finally get set has delete clear add size apply bind call hasOwnProperty valueOf toJSON
+        toFixed toISOString getTime addEventListener removeEventListener dispatchEvent querySelector
+        querySelectorAll getElementById appendChild removeChild setAttribute getAttribute emit on off once
+        """.split()
+    ),
+}
 
 
 class GraphIndex(Protocol):
@@ -182,7 +201,7 @@ class _Resolver:
                 for f in self._module_files(submodule_spec(binding.module, binding.name, self.record.system))
             ]
         if not out and binding.fallback:
-            self.deps.add(("n", binding.fallback))
+            self.deps.update(("t", f, binding.fallback) for f in files)
             out = [symbol_id(f, q) for f in files if (q := self._top_of(f, binding.fallback)) is not None]
         return out
 
@@ -192,7 +211,7 @@ class _Resolver:
         record = self.index.records.get(path)
         if record is None:
             return []
-        self.deps.add(("n", name))
+        self.deps.add(("t", path, name))
         q = record.top.get(name)
         if q is not None:
             return [symbol_id(path, q)]
@@ -267,7 +286,7 @@ class _Resolver:
         if not files:
             return []
         self.deps.add(("d", self.record.system, self.record.path.rpartition("/")[0]))
-        self.deps.add(("n", name))
+        self.deps.update(("t", f, name) for f in files)
         ids = [symbol_id(f, q) for f in sorted(files) if f != self.record.path and (q := self._top_of(f, name))]
         return _spread(ids, "package")
 
@@ -393,7 +412,6 @@ class _Resolver:
         """`name` in the classes or, breadth-first, their bases (the first level that has it wins)."""
         seen: set[str] = set()
         level = list(classes)
-        self.deps.add(("n", name))
         for _ in range(MAX_BASE_DEPTH):
             if not level:
                 break
@@ -413,11 +431,13 @@ class _Resolver:
     def _own_members(self, class_id: str, name: str) -> list[str]:
         node = self.index.nodes[class_id]
         q = f"{node.qualified_name}.{name}"
+        self.deps.add(("q", node.path, q))
         record = self.index.records.get(node.path)
         own = record.symbols.get(q) if record is not None else None
         if own is not None:
             return [own.node_id]
         if node.language in DETACHED_METHOD_LANGUAGES:
+            self.deps.add(("n", name))
             nodes = self.index.nodes
             return sorted(
                 n for n in self.index.by_name.get(name, ()) if nodes[n].qualified_name == q and self._near(nodes[n])
@@ -447,6 +467,8 @@ class _Resolver:
 
     def _guess_member(self, name: str) -> list[Target]:
         """`obj.name` with an unknown `obj`: a method of that name, sure only when just one exists."""
+        if self.record.system is not None and name in _BUILTIN_METHODS.get(self.record.system, frozenset()):
+            return []
         return _spread(self._named(name, members=True), "guess")
 
     def _named(self, name: str, *, members: bool) -> list[str]:
@@ -455,7 +477,7 @@ class _Resolver:
         return self._memo(key, lambda deps: self._find_named(name, members, deps))
 
     def _find_named(self, name: str, members: bool, deps: set[DepKey]) -> list[str]:
-        deps.add(("n", name))
+        deps.add(("mb" if members else "g", name))
         nodes = self.index.nodes
         if members:
             found = [n for n in self.index.by_name.get(name, ()) if nodes[n].member and self._same_family(nodes[n])]

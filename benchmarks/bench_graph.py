@@ -1,0 +1,305 @@
+"""Benchmark the code graph on a source tree (the CPython stdlib by default) and check its references against jedi.
+
+    .venv/bin/python benchmarks/bench_graph.py [--root DIR] [--quality] [--sample N] [--refresh-truth]
+
+Figures: analysis and graph build time (CPU seconds, one core), the graph's memory (RSS growth while building, and
+tracemalloc with --tracemalloc), PageRank time (our power iteration on the maintained sparse matrix, and networkx's
+pagerank on the same graph for comparison), single-file incremental updates.
+
+--quality: for a seeded sample of functions and methods (outside test folders), the recall and precision of
+`references` against jedi's `get_references(scope="project")` with `jedi.Project(root)`, and of `impact` depth 1
+against the definitions enclosing jedi's references. jedi caps a project search at 30 parsed files; the cap is lifted
+here so that its answer is complete. jedi's answers are cached in benchmarks/data/graph_jedi_truth.json (jedi needs
+seconds to minutes per function; --refresh-truth asks again); jedi failures and timeouts are reported and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import signal
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import psutil
+from corpus import stdlib_python_files, stdlib_root
+
+from maguyva_lsp.graph import queries
+from maguyva_lsp.graph.build import CodeGraph
+from maguyva_lsp.graph.centrality import DAMPING, pagerank
+from maguyva_lsp.graph.model import AMBIGUOUS_WEIGHT, GUESS_WEIGHT, RESOLVED_WEIGHT, symbol_id
+from maguyva_lsp.model import ChangeBatch, FileAnalysis, PathClass, SourceFile
+from maguyva_lsp.parse.analyze import analyze_file
+
+SEED = 20240531
+SAMPLE_SIZE = 50
+JEDI_TIMEOUT_SECONDS = 300
+TRUTH_PATH = Path(__file__).parent / "data" / "graph_jedi_truth.json"
+TEST_FOLDER_MARKERS = ("test", "tests", "idle_test")
+PAGERANK_REPEATS = 5
+INCREMENTAL_FILES = 20
+# Thresholds the quality check reports: only sure edges; sure and unique guesses (impact's default); everything.
+THRESHOLDS = {"sure": RESOLVED_WEIGHT, "sure+guess": GUESS_WEIGHT, "all": AMBIGUOUS_WEIGHT}
+
+Location = tuple[str, int, int]
+Scope = tuple[str, int]  # (path, 0-based line of the enclosing definition's name; -1 for module level)
+
+
+def analyze(root: Path, files: list[Path]) -> tuple[list[FileAnalysis], float]:
+    analyses: list[FileAnalysis] = []
+    start = time.process_time()
+    for path in files:
+        data = path.read_bytes()
+        rel = path.relative_to(root).as_posix()
+        analyses.append(analyze_file(SourceFile(rel, str(path), "python", PathClass.SOURCE, len(data), 0), data))
+    return analyses, time.process_time() - start
+
+
+def build(analyses: list[FileAnalysis], use_tracemalloc: bool) -> tuple[CodeGraph, dict[str, float]]:
+    gc.collect()
+    rss_before = psutil.Process().memory_info().rss
+    if use_tracemalloc:
+        tracemalloc.start()
+    start = time.process_time()
+    graph = CodeGraph()
+    graph.apply(ChangeBatch(updated=tuple(analyses)))
+    seconds = time.process_time() - start
+    figures = {"build_cpu_s": seconds, "rss_growth_mb": (psutil.Process().memory_info().rss - rss_before) / 1e6}
+    if use_tracemalloc:
+        figures["tracemalloc_mb"] = tracemalloc.get_traced_memory()[0] / 1e6
+        tracemalloc.stop()
+    return graph, figures
+
+
+def time_pagerank(graph: CodeGraph) -> dict[str, float]:
+    with graph.lock:
+        prepared = graph.state.matrix.prepare()
+    start = time.perf_counter()
+    prepared.compute()
+    snapshot_s = time.perf_counter() - start
+    import numpy as np
+    import scipy.sparse as sp
+
+    keep = prepared.live[prepared.sources] & prepared.live[prepared.targets]
+    size = len(prepared.live)
+    matrix = sp.csr_array(
+        (prepared.weights[keep], (prepared.sources[keep], prepared.targets[keep])), shape=(size, size)
+    )
+    matrix.sum_duplicates()
+    iteration = []
+    for _ in range(PAGERANK_REPEATS):
+        start = time.perf_counter()
+        ours = pagerank(matrix, prepared.live)
+        iteration.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    reference = nx.pagerank(graph.state.graph, alpha=DAMPING, weight="weight")
+    networkx_s = time.perf_counter() - start
+    slot_of = prepared.slot_of
+    worst = max(abs(reference[n] - float(ours[slot_of[n]])) for n in reference)
+    return {
+        "snapshot_s": snapshot_s,
+        "power_iteration_s": min(iteration),
+        "networkx_pagerank_s": networkx_s,
+        "max_abs_diff_vs_networkx": worst,
+        "mean_normalised": float(np.mean([graph.scores.of(n) for n in graph.state.graph.nodes])),
+    }
+
+
+def time_incremental(graph: CodeGraph, analyses: list[FileAnalysis]) -> dict[str, float]:
+    """Re-apply single files unchanged, then remove and restore them: the per-batch cost of editing one file."""
+    rng = random.Random(SEED)
+    picked = rng.sample(analyses, INCREMENTAL_FILES)
+    start = time.perf_counter()
+    for analysis in picked:
+        graph.apply(ChangeBatch(updated=(analysis,)))
+    same = (time.perf_counter() - start) / len(picked)
+    start = time.perf_counter()
+    for analysis in picked:
+        graph.apply(ChangeBatch(removed=(analysis.path,)))
+        graph.apply(ChangeBatch(updated=(analysis,)))
+    remove_restore = (time.perf_counter() - start) / (2 * len(picked))
+    return {"update_one_file_s": same, "remove_or_restore_one_file_s": remove_restore}
+
+
+# ---- quality against jedi -------------------------------------------------------------------------------------------
+def draw_sample(graph: CodeGraph, size: int) -> list[dict[str, Any]]:
+    """A seeded sample of functions and methods outside test folders."""
+    candidates = []
+    for node in graph.state.nodes.values():
+        if node.kind not in ("function", "method"):
+            continue
+        if any(part.startswith(TEST_FOLDER_MARKERS) for part in node.path.split("/")):
+            continue
+        candidates.append(node)
+    candidates.sort(key=lambda n: n.node_id)
+    picked = random.Random(SEED).sample(candidates, size)
+    return [
+        {
+            "path": n.path,
+            "qualified_name": n.qualified_name,
+            "line": n.name_span.start_line,
+            "column": n.name_span.start_col,
+        }
+        for n in picked
+    ]
+
+
+class _JediTimeoutError(Exception):
+    pass
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise _JediTimeoutError
+
+
+def ask_jedi(root: Path, sample: list[dict[str, Any]], truth: dict[str, Any]) -> None:
+    """Fill `truth` with jedi's references for every sampled function it lacks (saved after each answer)."""
+    import jedi
+    import jedi.inference.references as jedi_references
+    import parso.cache
+
+    jedi_references._PARSED_FILE_LIMIT = 1_000_000  # a complete answer, not the first 30 files mentioning the name
+    jedi_references._OPENED_FILE_LIMIT = 1_000_000
+    # parso evicts parsed files past 600 while jedi still holds their nodes (KeyError deep in jedi): keep them all.
+    parso.cache._CACHED_SIZE_TRIGGER = 1_000_000_000
+    project = jedi.Project(str(root))
+    signal.signal(signal.SIGALRM, _alarm)
+    for item in sample:
+        key = f"{item['path']}::{item['qualified_name']}"
+        known = truth["answers"].get(key)
+        if known is not None and ("error" not in known or known["error"].startswith("timeout")):
+            continue  # answered, or jedi timed out (asking again would time out again); other failures are retried
+        start = time.perf_counter()
+        answer: dict[str, Any] = {}
+        signal.alarm(JEDI_TIMEOUT_SECONDS)
+        try:
+            script = jedi.Script(path=str(root / item["path"]), project=project)
+            names = script.get_references(item["line"] + 1, item["column"], scope="project", include_builtins=False)
+            refs, scopes = [], []
+            for name in names:
+                if name.module_path is None:
+                    continue
+                path = Path(name.module_path)
+                if not path.is_relative_to(root):
+                    continue
+                rel = path.relative_to(root).as_posix()
+                location = [rel, name.line - 1, name.column]
+                if (rel, name.line - 1, name.column) == (item["path"], item["line"], item["column"]):
+                    continue
+                parent = name.parent()
+                scope = -1 if parent is None or parent.type == "module" else parent.line - 1
+                refs.append(location)
+                scopes.append([rel, scope])
+            answer = {"refs": refs, "scopes": scopes}
+        except _JediTimeoutError:
+            answer = {"error": f"timeout after {JEDI_TIMEOUT_SECONDS}s"}
+        except Exception as exc:  # jedi's own failures (recursion, cache misses): reported, sample skipped
+            answer = {"error": f"{type(exc).__name__}: {exc}"[:200]}
+        finally:
+            signal.alarm(0)
+        answer["seconds"] = round(time.perf_counter() - start, 1)
+        truth["answers"][key] = answer
+        print(f"  jedi {key}: {len(answer.get('refs', []))} refs, {answer['seconds']}s {answer.get('error', '')}")
+        TRUTH_PATH.write_text(json.dumps(truth, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _in_corpus(path: str, graph: CodeGraph) -> bool:
+    return path in graph.state.records
+
+
+def quality(graph: CodeGraph, root: Path, size: int, refresh: bool) -> dict[str, Any]:
+    truth: dict[str, Any] = {"sample": [], "answers": {}}
+    if TRUTH_PATH.exists() and not refresh:
+        truth = json.loads(TRUTH_PATH.read_text(encoding="utf-8"))
+    if not truth["sample"] or len(truth["sample"]) != size:
+        truth = {"seed": SEED, "sample": draw_sample(graph, size), "answers": {}}
+    ask_jedi(root, truth["sample"], truth)
+    counts = {name: {"tp": 0, "fp": 0, "fn": 0, "itp": 0, "ifp": 0, "ifn": 0} for name in THRESHOLDS}
+    used = failed = missing = 0
+    misses: list[str] = []
+    for item in truth["sample"]:
+        key = f"{item['path']}::{item['qualified_name']}"
+        answer = truth["answers"].get(key, {})
+        node_id = symbol_id(item["path"], item["qualified_name"])
+        if "error" in answer:
+            failed += 1
+            continue
+        if node_id not in graph.state.nodes:
+            missing += 1
+            continue
+        used += 1
+        expected = {tuple(r) for r in answer["refs"] if _in_corpus(r[0], graph)}
+        expected_scopes = {tuple(s) for s in answer["scopes"] if _in_corpus(s[0], graph)}
+        for name, threshold in THRESHOLDS.items():
+            uses = queries.references(graph.state, [node_id], min_weight=threshold)
+            found = {(u.path, u.site.span.start_line, u.site.span.start_col) for u in uses}
+            c = counts[name]
+            c["tp"] += len(found & expected)
+            c["fp"] += len(found - expected)
+            c["fn"] += len(expected - found)
+            impacted = queries.impact(graph.state, graph.scores, [node_id], max_depth=1, min_weight=threshold)
+            scopes = set()
+            for i in impacted:
+                node = graph.state.nodes[i.node_id]
+                scopes.add((node.path, -1 if node.is_module else node.name_span.start_line))
+            c["itp"] += len(scopes & expected_scopes)
+            c["ifp"] += len(scopes - expected_scopes)
+            c["ifn"] += len(expected_scopes - scopes)
+            if name == "sure+guess":
+                misses.extend(f"  missed {key} <- {r}" for r in sorted(expected - found))
+                misses.extend(f"  extra  {key} <- {r}" for r in sorted(found - expected))
+    report: dict[str, Any] = {"functions_checked": used, "jedi_failed": failed, "not_in_graph": missing}
+    for name, c in counts.items():
+        report[name] = {
+            "references_recall": _ratio(c["tp"], c["tp"] + c["fn"]),
+            "references_precision": _ratio(c["tp"], c["tp"] + c["fp"]),
+            "impact1_recall": _ratio(c["itp"], c["itp"] + c["ifn"]),
+            "impact1_precision": _ratio(c["itp"], c["itp"] + c["ifp"]),
+            "jedi_references": c["tp"] + c["fn"],
+            "our_references": c["tp"] + c["fp"],
+        }
+    report["differences"] = misses
+    return report
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return round(part / whole, 3) if whole else None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--root", type=Path, default=None, help="source tree (default: the stdlib)")
+    parser.add_argument("--quality", action="store_true", help="compare references and impact with jedi")
+    parser.add_argument("--sample", type=int, default=SAMPLE_SIZE)
+    parser.add_argument("--refresh-truth", action="store_true", help="ask jedi again instead of the cached answers")
+    parser.add_argument("--tracemalloc", action="store_true", help="also measure the graph with tracemalloc (slow)")
+    parser.add_argument("--show-differences", action="store_true")
+    args = parser.parse_args()
+    root = (args.root or stdlib_root()).resolve()
+    files = stdlib_python_files() if args.root is None else sorted(root.rglob("*.py"))
+    analyses, analyze_s = analyze(root, files)
+    graph, build_figures = build(analyses, args.tracemalloc)
+    stats = graph.stats()
+    print(f"corpus: {root} ({len(files)} Python files)")
+    print(f"analysis (parse, tags, references, chunks): {analyze_s:.1f} CPU s")
+    print(f"graph: {stats['nodes']} nodes, {stats['edges']} edges ({stats['sites']} uses) from {stats['files']} files")
+    print("build: " + ", ".join(f"{k} {v:.2f}" for k, v in build_figures.items()))
+    print("pagerank: " + ", ".join(f"{k} {v:.4g}" for k, v in time_pagerank(graph).items()))
+    print("incremental: " + ", ".join(f"{k} {v:.3f}" for k, v in time_incremental(graph, analyses).items()))
+    if args.quality:
+        report = quality(graph, root, args.sample, args.refresh_truth)
+        differences = report.pop("differences")
+        print("quality vs jedi: " + json.dumps(report, indent=1))
+        if args.show_differences:
+            print("\n".join(differences))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
