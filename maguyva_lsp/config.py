@@ -79,9 +79,7 @@ _CAMEL_ALIASES = {
 _LOG_LEVELS = ("error", "warning", "info", "debug")
 
 
-def settings_from_mapping(
-    raw: Mapping[str, Any] | None, base: Settings | None = None
-) -> tuple[Settings, list[str]]:
+def settings_from_mapping(raw: Mapping[str, Any] | None, base: Settings | None = None) -> tuple[Settings, list[str]]:
     """Build Settings from user input (camelCase or snake_case keys); returns the settings and one message per
     rejected value, each of which kept its default (or the `base` value)."""
     settings = base or Settings()

@@ -78,9 +78,7 @@ class Reference:
     span: Span  # the name's location
     enclosing: str | None = None  # qualified name of the definition the use sits in (None: module level)
     receiver: str | None = None  # `self`, `this`, a module alias or object expression before the name
-    module: str | None = (
-        None  # for imports: the module imported from (`os.path` in `from os.path import join`)
-    )
+    module: str | None = None  # for imports: the module imported from (`os.path` in `from os.path import join`)
     alias: str | None = None  # for imports: the local name bound (`pj` in `import join as pj`)
 
 
