@@ -34,7 +34,7 @@ from maguyva_lsp.embed.base import Embeddings
 from maguyva_lsp.embed.local import LocalEmbedder
 from maguyva_lsp.embed.text import document_text, query_text
 from maguyva_lsp.index import vectors
-from maguyva_lsp.index.vectors import BinaryVectorStore, RowRef, hamming_distances
+from maguyva_lsp.index.vectors import BinaryVectorStore, RowRef, hamming_distances, nearest_rows
 from maguyva_lsp.model import (
     ChangeBatch,
     Chunk,
@@ -244,13 +244,32 @@ def semantic_variants(
     docs = embedder.embed_documents([document_text(c, "words") for c in chunks])
     store = BinaryVectorStore(embedder.dimension, embedder.name)
     store.add([RowRef(str(i), p, 0, 0, "") for i, p in enumerate(paths)], Embeddings(docs.codes))
-    hamming = [
-        [m.ref.path for m in store.search(embedder.embed_query(t).take([0]), CANDIDATE_HITS)] for t in words_queries
-    ]
+    query_vectors = [embedder.embed_query(t) for t in words_queries]
+    hamming = [[m.ref.path for m in store.search(Embeddings(v.codes), CANDIDATE_HITS)] for v in query_vectors]
     results["Hamming only (no rescoring)"] = score_rankings(questions, hamming)
+    asymmetric = [[m.ref.path for m in store.search(v, CANDIDATE_HITS)] for v in query_vectors]
+    results["Hamming + float query against bits (Voyage's path)"] = score_rankings(questions, asymmetric)
+    results.update(candidate_overlap(docs, query_vectors))
     raw = _cosine_ranking(embedder, [c.text for c in chunks], [q["q"] for q in questions], paths)
     results["float cosine, raw chunk text and query"] = score_rankings(questions, raw)
     return results
+
+
+def candidate_overlap(docs: Embeddings, queries: list[Embeddings]) -> dict[str, dict[str, float]]:
+    """Share of the exact float top-10 chunks found among the Hamming top 10×m: the evidence for RESCORE_MULTIPLE."""
+    assert docs.floats is not None
+    words = np.ascontiguousarray(docs.codes.view(np.uint64).T)
+    out: dict[str, dict[str, float]] = {}
+    for multiple in (2, 5, 10, 20, 50):
+        shares = []
+        for query in queries:
+            assert query.floats is not None
+            exact = set(np.argsort(-(docs.floats @ query.floats[0]))[:TOP_FILES].tolist())
+            distances = hamming_distances(words, len(docs), query.codes[0].view(np.uint64))
+            found = set(nearest_rows(distances, TOP_FILES * multiple, docs.dimension).tolist())
+            shares.append(len(exact & found) / TOP_FILES)
+        out[f"float top-10 chunks within Hamming top-{TOP_FILES * multiple}"] = {"share": float(np.mean(shares))}
+    return out
 
 
 def bm25s_baseline(analyses: list[FileAnalysis], questions: list[dict[str, Any]]) -> dict[str, float]:
@@ -440,7 +459,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     report["quality"] = quality
     print(f"quality on {len(questions)} questions (distinct files):")
     for name, q in quality.items():
-        print(f"  {name:52s} Recall@10 {q['recall@10']:.3f}  MRR@10 {q['mrr@10']:.3f}")
+        if "share" in q:
+            print(f"  {name:52s} {q['share']:.3f}")
+        else:
+            print(f"  {name:52s} Recall@10 {q['recall@10']:.3f}  MRR@10 {q['mrr@10']:.3f}")
 
     report["bandwidth"] = memory_bandwidth()
     print(

@@ -17,8 +17,9 @@ from maguyva_lsp.model import Chunk
 from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, split_identifier, subword_tokens
 
 # The header words (path, parent, symbol) are written this many times: in a mean of token vectors, repetition is
-# weight. On the stdlib question set, 1 → 2 raised MRR@10 from 0.79 to 0.86 and 3 gave 0.90; we stop at 2 because
-# most of those questions name their module, which flatters path words more than real workspaces would.
+# weight. On the stdlib question set (bench_semantic.py, 66k chunks), MRR@10 was 0.80 / 0.86 / 0.87 for 1 / 2 / 3;
+# we stop at 2 because most of those questions name their module, which flatters path words more than real
+# workspaces would. Raw chunk text instead of these words: MRR@10 0.45.
 HEADER_REPEAT = 2
 # The raw-code style is cut here: about 4,000 tokens, far below Voyage's 32K context, and chunks are capped at a few
 # dozen lines anyway; the cut bounds what one minified line can cost.
