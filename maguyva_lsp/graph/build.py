@@ -86,7 +86,7 @@ class GraphState:
             counts: dict[str | None, int] = defaultdict(int)
             for node_id in self.by_name.get(str(key[1]), ()):
                 node = self.nodes[node_id]
-                if (node.member if key[0] == "mb" else node.parent is None) and (record := self.records.get(node.path)):
+                if (node.member if key[0] == "mb" else node.toplevel) and (record := self.records.get(node.path)):
                     counts[record.system or record.language] += 1
             out[key] = counts
         return out

@@ -40,6 +40,8 @@ RESOLUTION_WEIGHTS: dict[Resolution, float] = {
 MODULE_KIND = "module"
 # Definition kinds that hold members reachable through `self`/`this`, `Type.member` and base classes.
 CLASS_KINDS: frozenset[str] = frozenset({"class", "interface", "struct", "enum", "trait", "impl", "type"})
+# Definitions whose members a qualified name reaches (`Type.member`, `ns::f`): classes, and namespaces (kind module).
+SCOPE_KINDS: frozenset[str] = CLASS_KINDS | {MODULE_KIND}
 # Separator between a file path and a qualified name in a symbol node's id.
 ID_SEPARATOR = "::"
 
@@ -68,10 +70,12 @@ class SymbolNode:
     parent: str | None = None
     language: str | None = None
     member: bool = False  # a definition inside a class-like one (a method, a nested type, an enum member)
+    toplevel: bool = False  # at file level, or inside namespaces only (C#, C++): importable by its name
 
     @property
     def is_module(self) -> bool:
-        return self.kind == MODULE_KIND
+        """A file node (a namespace or Rust `mod` definition has kind `module` too, but a qualified name)."""
+        return not self.qualified_name
 
     @property
     def display_name(self) -> str:

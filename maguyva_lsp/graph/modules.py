@@ -4,7 +4,8 @@ A module key is (system, components). Python files answer to their dotted path f
 package name (the path from the topmost folder with an `__init__.py`): `src/pkg/mod.py` is both `src.pkg.mod` and
 `pkg.mod`. JS/TS files answer to their path without extension (`index` files also to their folder). Go, Java-family and
 Rust files answer to every suffix of their package path, because an import names a package from a root the workspace
-does not know (`github.com/org/repo/pkg`, `com.example.util`, `crate::a::b`).
+does not know (`github.com/org/repo/pkg`, `com.example.util`, `crate::a::b`); C, C++ and Ruby files to every suffix of
+their own path (`#include "util/str.h"`, `require "util/str"`).
 """
 
 from __future__ import annotations
@@ -24,15 +25,19 @@ _SYSTEMS: dict[str, str] = {
     "java": "jvm",
     "kotlin": "jvm",
     "scala": "jvm",
+    "csharp": "jvm",
+    "ruby": "rb",
     "rust": "rs",
+    "c": "c",
+    "cpp": "c",
+    "cuda": "c",
+    "objc": "c",
 }
 # How a module path is written in an import, per system (to name a submodule: `pkg` + `mod`).
-_SEPARATORS: dict[str, str] = {"py": ".", "js": "/", "go": "/", "jvm": ".", "rs": "::"}
+_SEPARATORS: dict[str, str] = {"py": ".", "js": "/", "go": "/", "jvm": ".", "rs": "::", "c": "/", "rb": "/"}
 _JS_SUFFIXES = (".d.ts", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 _PY_SUFFIXES = (".pyi", ".pyw", ".py")
 _RS_ROOT_FILES = ("mod", "lib", "main")
-# Systems whose files answer to every suffix of their package path.
-_SUFFIX_SYSTEMS = frozenset({"go", "jvm", "rs"})
 # Systems where the files of one folder share one namespace (a package).
 PACKAGE_SYSTEMS = frozenset({"go", "jvm"})
 INIT_FILE = "__init__.py"
@@ -169,6 +174,10 @@ class ModuleIndex:
         if system == "rs":
             parts = _parts(_strip_suffix(path, (".rs",)))
             components = parts[:-1] if parts and parts[-1] in _RS_ROOT_FILES else parts
+        elif system == "c":
+            components = _parts(path)
+        elif system == "rb":
+            components = _parts(_strip_suffix(path, (".rb",)))
         else:
             components = _parts(posixpath.dirname(path))
         return tuple((system, components[i:]) for i in range(len(components)))
@@ -193,6 +202,11 @@ def import_keys(spec: str, importer: str, system: str) -> list[ModuleKey]:
         return _js_keys(spec, importer)
     if system == "rs":
         return _rust_keys(spec, importer)
+    if system in ("c", "rb"):  # next to the including file first, then anywhere the path fits
+        spec = _strip_suffix(spec, (".rb",)) if system == "rb" else spec
+        beside = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
+        keys = [] if beside.startswith("..") else [(system, _parts(beside))]
+        return [*keys, (system, _parts(posixpath.normpath(spec)))]
     parts = tuple(p for p in spec.replace("/", ".").split(".") if p) if system == "jvm" else _parts(spec)
     if system == "go":  # the longest tail of the import path that is a folder of the workspace
         return [("go", parts[i:]) for i in range(len(parts))]

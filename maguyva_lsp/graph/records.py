@@ -42,8 +42,8 @@ class FileRecord:
     bindings: dict[str, tuple[ImportBinding, ...]]  # local name (dotted after `import a.b`) → what it binds
     stars: tuple[str, ...]  # modules a star import brings all names from
     references: tuple[Reference, ...]
-    # (qualified name, kind, name, member) of each node: what other files' resolution can observe of them.
-    def_identity: frozenset[tuple[str, str, str, bool]] = field(default_factory=frozenset)
+    # (qualified name, kind, name, member, toplevel) of each node: what other files' resolution can observe of them.
+    def_identity: frozenset[tuple[str, str, str, bool, bool]] = field(default_factory=frozenset)
 
     def node_ids(self) -> list[str]:
         return [self.module_node.node_id, *(n.node_id for n in self.symbols.values())]
@@ -54,7 +54,7 @@ def build_record(analysis: FileAnalysis) -> FileRecord:
     path = analysis.path
     language = analysis.file.language
     symbols = _symbols(path, language, analysis.definitions)
-    top = {node.name: q for q, node in symbols.items() if node.parent is None}
+    top = {node.name: q for q, node in symbols.items() if node.toplevel}
     bindings, stars = _bindings(analysis.references, system_of(language))
     return FileRecord(
         path=path,
@@ -67,7 +67,7 @@ def build_record(analysis: FileAnalysis) -> FileRecord:
         bindings=bindings,
         stars=stars,
         references=analysis.references,
-        def_identity=frozenset((q, n.kind, n.name, n.member) for q, n in symbols.items()),
+        def_identity=frozenset((q, n.kind, n.name, n.member, n.toplevel) for q, n in symbols.items()),
     )
 
 
@@ -97,6 +97,7 @@ def _module_node(path: str, language: str | None, text: str) -> SymbolNode:
 
 def _symbols(path: str, language: str | None, definitions: Iterable[Definition]) -> dict[str, SymbolNode]:
     kinds = {d.qualified_name: d.kind for d in definitions}
+    parents = {d.qualified_name: d.parent for d in definitions}
     symbols: dict[str, SymbolNode] = {}
     for d in definitions:
         q = d.qualified_name
@@ -116,8 +117,20 @@ def _symbols(path: str, language: str | None, definitions: Iterable[Definition])
             parent=d.parent,
             language=language or d.language,
             member=d.kind == "method" or parent_kind in CLASS_KINDS,
+            toplevel=_in_namespaces_only(d.parent, kinds, parents),
         )
     return symbols
+
+
+def _in_namespaces_only(parent: str | None, kinds: dict[str, str], parents: dict[str, str | None]) -> bool:
+    """Whether every enclosing definition is a namespace (kind module); a parent defined elsewhere is not."""
+    seen = 0
+    while parent is not None:
+        if kinds.get(parent) != MODULE_KIND or seen > len(kinds):
+            return False
+        parent = parents.get(parent)
+        seen += 1
+    return True
 
 
 def _bindings(
@@ -150,8 +163,8 @@ def _module_locals(ref: Reference, system: str | None) -> list[tuple[str, str]]:
     if system == "py":
         parts = ref.name.split(".")
         return [(".".join(parts[: i + 1]),) * 2 for i in range(len(parts))]
-    if system == "js" or system is None:
-        return []  # a side-effect import binds nothing
+    if system in ("js", "c", "rb") or system is None:
+        return []  # a side-effect import or an `#include` binds no name
     last = ref.name.rstrip("/").rsplit(separator(system), 1)[-1]
     return [(last, ref.name)] if last else []
 
@@ -176,9 +189,9 @@ def changed_keys(old: FileRecord | None, new: FileRecord | None) -> set[DepKey]:
     old_ids = old.def_identity if old else frozenset()
     new_ids = new.def_identity if new else frozenset()
     path = new.path if new is not None else old.path if old is not None else ""
-    for q, _, name, member in old_ids ^ new_ids:
+    for q, _, name, member, toplevel in old_ids ^ new_ids:
         keys.update((("n", name), ("q", path, q)))
-        if q == name:
+        if toplevel:
             keys.update((("t", path, name), ("g", name)))
         if member:
             keys.add(("mb", name))

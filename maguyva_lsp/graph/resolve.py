@@ -22,6 +22,7 @@ from maguyva_lsp.graph.model import (
     CLASS_KINDS,
     EDGE_KIND_OF,
     RESOLUTION_WEIGHTS,
+    SCOPE_KINDS,
     EdgeSite,
     Resolution,
     SymbolNode,
@@ -41,7 +42,7 @@ _SUPER_RE = re.compile(r"^super\b")
 _RECEIVER_SPLIT = re.compile(r"::|\.|->")
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*\Z")
 # Languages where a method body sees its class's members without `this.` (Java `g()` means `this.g()`).
-IMPLICIT_MEMBER_LANGUAGES = frozenset({"java", "csharp", "kotlin", "scala", "cpp", "swift", "dart"})
+IMPLICIT_MEMBER_LANGUAGES = frozenset({"java", "csharp", "kotlin", "scala", "cpp", "swift", "dart", "ruby"})
 # Languages whose methods may sit in another file than their type (Go: any file of the package; Rust: `impl`).
 DETACHED_METHOD_LANGUAGES = frozenset({"go", "rust"})
 _PYTHON_BUILTINS = frozenset(dir(builtins))
@@ -328,6 +329,9 @@ class _Resolver:
                 ids = [i for b in bindings[dotted] for i in self._from_import(b)]
                 return self._walk(ids, parts[k:])
         heads = self._name(parts[0], enclosing, allow_global=False)
+        if not heads:  # a class or namespace known project-wide (`Util.twice()` in Ruby, C#, C++)
+            nodes = self.index.nodes
+            heads = [t for t in self._name(parts[0], enclosing) if nodes[t.node_id].kind in SCOPE_KINDS]
         if not heads:
             return None
         return self._walk([t.node_id for t in heads], parts[1:])
@@ -343,7 +347,7 @@ class _Resolver:
         """`name` inside modules (a top-level definition or a submodule) and classes (a member, inherited too)."""
         nodes = self.index.nodes
         found: list[Target] = []
-        classes = [i for i in namespace if nodes[i].kind in CLASS_KINDS]
+        classes = [i for i in namespace if nodes[i].kind in SCOPE_KINDS and not nodes[i].is_module]
         for i in namespace:
             node = nodes[i]
             if not node.is_module:
@@ -482,7 +486,5 @@ class _Resolver:
         if members:
             found = [n for n in self.index.by_name.get(name, ()) if nodes[n].member and self._same_family(nodes[n])]
         else:
-            found = [
-                n for n in self.index.by_name.get(name, ()) if nodes[n].parent is None and self._same_family(nodes[n])
-            ]
+            found = [n for n in self.index.by_name.get(name, ()) if nodes[n].toplevel and self._same_family(nodes[n])]
         return sorted(found)

@@ -2,11 +2,12 @@
 
 Capture names, one role per pattern: `@call`, `@inherit`, `@reference` (the name node) with an optional
 `@<role>.receiver` (the expression before the name); imports as `@import` (a name imported from `@import.from`),
-`@import.module` (a whole module, bound to `@import.alias` when given), `@import.default` (a JS default import) or
-`@import.self` (Rust `use m::{self}`); `@inherit.subject` names the type that inherits when the match sits outside it
-(Go embedding, Rust `impl Trait for Type`). `@skip`, `@skip.subtree`, `@local.binding` mark nodes that are not uses;
-`@local.scope` / `@local.scope.class` are the scopes that hold those bindings; `@local.self` in `@local.self.scope` is a
-Go method's receiver variable. Captures starting with `_` only feed predicates.
+`@import.module` (a whole module, bound to `@import.alias` when given), `@import.default` (a JS default import),
+`@import.self` (Rust `use m::{self}`) or `@import.star` (every name of the captured namespace, C# `using A.B;`);
+`@inherit.subject` names the type that inherits when the match sits outside it (Go embedding, Rust `impl Trait for
+Type`). `@skip`, `@skip.subtree`, `@local.binding` mark nodes that are not uses; `@local.scope` / `@local.scope.class`
+are the scopes that hold those bindings; `@local.self` in `@local.self.scope` is a Go method's receiver variable.
+Captures starting with `_` only feed predicates.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ _PRIMARY: dict[str, ReferenceKind] = {
     "import.self": "import",
     "import.default": "import",
     "import.module": "import",
+    "import.star": "import",
     "inherit": "inherit",
     "call": "call",
     "reference": "reference",
@@ -266,6 +268,8 @@ def _import_candidate(
     text = text_of(node, source).strip(_QUOTES)
     if capture == "import.default":
         return Candidate("import", node, "default", module=_from_text(captures, source), alias=text, weight=weight)
+    if capture == "import.star":  # every name of a namespace (C# `using A.B;`)
+        return Candidate("import", node, "*", module=_from_text(captures, source) or text, weight=weight)
     if capture == "import.self":
         whole = text_of(captures["import.module"][0], source) if "import.module" in captures else text
         return Candidate("import", node, whole, alias=alias, weight=weight)

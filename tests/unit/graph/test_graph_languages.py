@@ -177,3 +177,76 @@ def test_rust_use_impl_trait_and_self(tmp_path: Path) -> None:
     assert ("src/geo.rs::make", "src/util.rs::twice") in calls  # crate::util::twice(1)
     assert ("src/geo.rs::make", "src/geo.rs::Square.double") in calls  # on a call's result: the one `double`
     assert ("src/geo.rs::Square", "src/geo.rs::Shape") in resolved(graph, "inherits")
+
+
+def test_c_and_cpp_includes_namespaces_and_bases(tmp_path: Path) -> None:
+    graph = build_graph(
+        tmp_path,
+        {
+            "util/str.h": "int twice(int x);\n",
+            "util/str.c": '#include "str.h"\nint twice(int x) { return x * 2; }\n',
+            "main.cpp": """
+                #include "util/str.h"
+                namespace geo {
+                int area(int s) { return twice(s); }
+                class Base { public: virtual int size() { return 1; } };
+                class Square : public Base {
+                 public:
+                  int size() override { return geo::area(2) + Base::size() + this->extra(); }
+                  int extra() { return twice(3); }
+                };
+                }
+                """,
+        },
+    )
+    calls = resolved(graph)
+    assert ("main.cpp::geo.area", "util/str.c::twice") in calls  # C has one namespace: the project's only `twice`
+    assert ("main.cpp::geo.Square.size", "main.cpp::geo.area") in calls
+    assert ("main.cpp::geo.Square.size", "main.cpp::geo.Base.size") in calls
+    assert ("main.cpp::geo.Square.size", "main.cpp::geo.Square.extra") in calls
+    assert ("main.cpp::geo.Square", "main.cpp::geo.Base") in resolved(graph, "inherits")
+    assert {("main.cpp", "util/str.h"), ("util/str.c", "util/str.h")} <= resolved(graph, "imports")
+
+
+def test_csharp_using_and_ruby_require(tmp_path: Path) -> None:
+    graph = build_graph(
+        tmp_path,
+        {
+            "Acme/Util/Strings.cs": """
+                namespace Acme.Util {
+                  public static class Strings { public static string Pad(string s) { return s; } }
+                }
+                """,
+            "Shapes.cs": """
+                using Acme.Util;
+                using S = Acme.Util.Strings;
+                namespace Acme.Shapes {
+                  public class Base { public int Area() { return 0; } }
+                  public class Square : Base {
+                    public string Label() { return Strings.Pad("x") + S.Pad("y") + Area(); }
+                  }
+                }
+                """,
+            "lib/util/str.rb": "module Util\n  def self.twice(x)\n    x * 2\n  end\nend\n",
+            "lib/shapes.rb": """
+                require_relative 'util/str'
+                class Base
+                  def area
+                    0
+                  end
+                end
+                class Square < Base
+                  def label
+                    Util.twice(area)
+                  end
+                end
+                """,
+        },
+    )
+    calls = resolved(graph)
+    label = "Shapes.cs::Acme.Shapes.Square.Label"
+    assert (label, "Acme/Util/Strings.cs::Acme.Util.Strings.Pad") in calls
+    assert (label, "Shapes.cs::Acme.Shapes.Base.Area") in calls
+    assert ("lib/shapes.rb::Square.label", "lib/util/str.rb::Util.twice") in calls
+    assert ("lib/shapes.rb::Square", "lib/shapes.rb::Base") in resolved(graph, "inherits")
+    assert ("lib/shapes.rb", "lib/util/str.rb") in resolved(graph, "imports")
