@@ -19,10 +19,10 @@ import networkx as nx
 
 from maguyva_lsp.graph.centrality import CentralityScores, EdgeMatrix
 from maguyva_lsp.graph.model import EdgeSite, SymbolNode
-from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleIndex
+from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleIndex, system_of
 from maguyva_lsp.graph.records import DepKey, FileRecord, build_record, changed_keys
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
-from maguyva_lsp.model import ChangeBatch
+from maguyva_lsp.model import ChangeBatch, FileAnalysis
 from maguyva_lsp.tokens import split_identifier
 
 log = logging.getLogger(__name__)
@@ -200,6 +200,12 @@ class GraphState:
             self._deps_of.pop(path, None)
 
 
+def _belongs(analysis: FileAnalysis) -> bool:
+    """Files the graph holds: code with a module system (even an empty `__init__.py` makes a package), or with
+    definitions or references. Prose, data and configuration files would only add isolated nodes."""
+    return system_of(analysis.file.language) is not None or bool(analysis.definitions or analysis.references)
+
+
 def _still_crowded(before: dict[str | None, int], after: dict[str | None, int], families: set[str | None]) -> bool:
     """Whether a name had too many candidates to resolve, before and after, in every family the batch touched (one
     more than the cap: a file's own definition does not count for its global lookups)."""
@@ -236,19 +242,21 @@ class CodeGraph:
     def apply(self, batch: ChangeBatch) -> None:
         """Index the batch's files (replacing their old state) and forget its removed paths."""
         with self._writer, _collector_paused():
-            records = [build_record(a) for a in batch.updated]
+            records = [build_record(a) for a in batch.updated if _belongs(a)]
+            # A file that no longer belongs (its code is gone) leaves like a removed one.
+            removed = {*batch.removed, *(a.path for a in batch.updated if not _belongs(a))}
             state = self.state
-            touched = len(records) + len(batch.removed)
+            touched = len(records) + len(removed)
             if not state.records or touched > REBUILD_FRACTION * len(state.records):
                 fresh = GraphState()
-                keep = [r for p, r in state.records.items() if p not in batch.removed]
+                keep = [r for p, r in state.records.items() if p not in removed]
                 fresh.apply([*keep, *records], ())
                 with self.lock:
                     self.state = fresh
                 state = fresh
             else:
                 with self.lock:
-                    resolved = state.apply(records, batch.removed)
+                    resolved = state.apply(records, removed)
                 log.debug("graph batch: %d files re-resolved", resolved)
             with self.lock:
                 prepared = state.matrix.prepare()

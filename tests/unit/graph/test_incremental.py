@@ -137,3 +137,20 @@ def test_large_batches_are_built_fresh_with_the_same_result(tmp_path: Path) -> N
     (tmp_path / "lib_a.py").unlink()
     assert snapshot(graph) == snapshot(_fresh(tmp_path))
     assert "lib_a.py::shared" not in graph.state.nodes
+
+
+def test_prose_and_data_files_stay_out_and_code_that_leaves_goes(tmp_path: Path) -> None:
+    graph = _padded(tmp_path)
+    write_tree(tmp_path, {"README.md": "# Title\n\nSee `shared()`.\n", "conf.json": '{"a": 1}\n'})
+    graph.apply(ChangeBatch(updated=(analyze_path(tmp_path, "README.md"), analyze_path(tmp_path, "conf.json"))))
+    assert "README.md" not in graph.state.nodes and "conf.json" not in graph.state.nodes
+    write_tree(tmp_path, {"tool.sh": "build() {\n  make\n}\n"})
+    graph.apply(ChangeBatch(updated=(analyze_path(tmp_path, "tool.sh"),)))
+    assert "tool.sh::build" in graph.state.nodes
+    write_tree(tmp_path, {"tool.sh": "# nothing left\n"})
+    graph.apply(ChangeBatch(updated=(analyze_path(tmp_path, "tool.sh"),)))
+    assert "tool.sh" not in graph.state.nodes
+    (tmp_path / "tool.sh").unlink()
+    (tmp_path / "README.md").unlink()
+    (tmp_path / "conf.json").unlink()
+    assert snapshot(graph) == snapshot(_fresh(tmp_path))
