@@ -11,13 +11,18 @@ exactly the files whose answers may change.
 
 from __future__ import annotations
 
-import builtins
-import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from maguyva_lsp.graph.conventions import (
+    BUILTIN_METHODS,
+    DETACHED_METHOD_LANGUAGES,
+    IMPLICIT_MEMBER_LANGUAGES,
+    PYTHON_BUILTINS,
+    SELF_NAMES,
+)
 from maguyva_lsp.graph.model import (
     CLASS_KINDS,
     EDGE_KIND_OF,
@@ -37,33 +42,9 @@ from maguyva_lsp.model import Reference
 MAX_CANDIDATES = 8
 # Levels of base classes searched for a member.
 MAX_BASE_DEPTH = 12
-SELF_NAMES = frozenset({"self", "this", "cls", "Self", "@"})
 _SUPER_RE = re.compile(r"^super\b")
 _RECEIVER_SPLIT = re.compile(r"::|\.|->")
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*\Z")
-# Languages where a method body sees its class's members without `this.` (Java `g()` means `this.g()`).
-IMPLICIT_MEMBER_LANGUAGES = frozenset({"java", "csharp", "kotlin", "scala", "cpp", "swift", "dart", "ruby"})
-# Languages whose methods may sit in another file than their type (Go: any file of the package; Rust: `impl`).
-DETACHED_METHOD_LANGUAGES = frozenset({"go", "rust"})
-_PYTHON_BUILTINS = frozenset(dir(builtins))
-# `obj.name()` with an unknown `obj` is not guessed when `name` is a method of the language's built-in types:
-# `.split()`, `.keys()`, `.append()`, `.then()` are far more often the built-in's than a project method of that name.
-_PYTHON_BUILTIN_TYPES = (str, bytes, bytearray, list, tuple, dict, set, frozenset, int, float, complex, object, type)
-_PYTHON_IO_TYPES = (io.StringIO, io.BytesIO, io.TextIOWrapper, io.BufferedReader, io.BufferedWriter, io.FileIO)
-_BUILTIN_METHODS: dict[str, frozenset[str]] = {
-    "py": frozenset(name for kind in (*_PYTHON_BUILTIN_TYPES, *_PYTHON_IO_TYPES) for name in dir(kind)),
-    "js": frozenset(
-        """
-        at concat copyWithin entries every fill filter find findIndex findLast findLastIndex flat flatMap forEach
-        includes indexOf join keys lastIndexOf map pop push reduce reduceRight reverse shift slice some sort splice
-        toString unshift values charAt charCodeAt codePointAt endsWith localeCompare match matchAll normalize padEnd
-        padStart repeat replace replaceAll search split startsWith substring toLowerCase toUpperCase trim trimEnd
-        trimStart then catch finally get set has delete clear add size apply bind call hasOwnProperty valueOf toJSON
-        toFixed toISOString getTime addEventListener removeEventListener dispatchEvent querySelector
-        querySelectorAll getElementById appendChild removeChild setAttribute getAttribute emit on off once
-        """.split()
-    ),
-}
 
 
 class GraphIndex(Protocol):
@@ -255,7 +236,7 @@ class _Resolver:
         starred = [n for star in record.stars for f in self._module_files(star) for n in self._exported(f, name)]
         if starred:
             return _spread(starred, "import")
-        if not allow_global or (record.language == "python" and name in _PYTHON_BUILTINS):
+        if not allow_global or (record.language == "python" and name in PYTHON_BUILTINS):
             return []
         candidates = [n for n in self._named(name, members=False) if self.index.nodes[n].path != record.path]
         return _spread(candidates, "global")
@@ -471,7 +452,7 @@ class _Resolver:
 
     def _guess_member(self, name: str) -> list[Target]:
         """`obj.name` with an unknown `obj`: a method of that name, sure only when just one exists."""
-        if self.record.system is not None and name in _BUILTIN_METHODS.get(self.record.system, frozenset()):
+        if self.record.system is not None and name in BUILTIN_METHODS.get(self.record.system, frozenset()):
             return []
         return _spread(self._named(name, members=True), "guess")
 
