@@ -8,21 +8,15 @@ import { errorMessage, type Logger } from './logging';
 
 type Definitions = vscode.Definition | vscode.DefinitionLink[] | null | undefined;
 
-/** One result shape for all: a provider may not mix Locations and LocationLinks in one answer. */
-function asLink(found: vscode.Location | vscode.LocationLink): vscode.DefinitionLink {
-    return found instanceof vscode.Location ? { targetUri: found.uri, targetRange: found.range } : found;
-}
-
 /**
  * `always`: pass the request on; `off`: answer nothing; `whenNoOtherProvider`: run every definition provider through
- * `vscode.executeDefinitionProvider` (the probe) while asking our server in parallel; answer with the server's result
- * only if the probe found nothing. The probe calls this middleware again for the same position: the guard makes that
- * call answer nothing.
+ * `vscode.executeDefinitionProvider` (the probe) while asking our server in parallel, and answer only if the probe
+ * found nothing. The probe calls this middleware again for the same position: the guard makes that call answer nothing.
  *
- * When the probe did find definitions, they are returned as they are rather than nothing: VS Code drops a location that
- * two providers both report, and a provider that is still starting (the TypeScript server loading its project) may
- * answer the probe but not the user's own request that ran just before it. Without the copy, F12 would then find
- * nothing at all.
+ * Passing on what the probe found instead of nothing was tried and dropped: VS Code does not merge a copied
+ * LocationLink with the original when it carries a selection range, so every definition would be listed twice.
+ * Known limit: while another provider is still starting (the TypeScript server loading its project) it may answer the
+ * probe but not the user's own request, and that one F12 then finds nothing; the next one works.
  */
 export function definitionMiddleware(mode: () => DefinitionFallback, logger: Logger): Middleware['provideDefinition'] {
     const guard = new ProbeGuard();
@@ -55,9 +49,9 @@ export function definitionMiddleware(mode: () => DefinitionFallback, logger: Log
         if (token.isCancellationRequested) {
             return undefined;
         }
-        if (others && !othersFoundNothing(others)) {
-            logger.debug(`definition at ${key}: other providers found ${others.length}; relaying theirs, not Maguyva's`);
-            return others.map(asLink);
+        if (!othersFoundNothing(others)) {
+            logger.debug(`definition at ${key}: other providers found ${others?.length ?? 0}; Maguyva stays silent`);
+            return undefined;
         }
         logger.debug(`definition at ${key}: no other provider found one; Maguyva answers`);
         return ours;
