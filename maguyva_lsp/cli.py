@@ -31,6 +31,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def with_index_options(p: argparse.ArgumentParser) -> None:
+        # -v is accepted after the subcommand too; SUPPRESS keeps the top-level count when it is not given here.
+        p.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS, help="more logging on stderr")
         p.add_argument("path", type=Path, help="the folder to index")
         p.add_argument("--index-dir", help="where the index is stored (default: the user's cache folder)")
         p.add_argument("--no-store", action="store_true", help="keep the index in memory only")
@@ -48,6 +50,10 @@ def _parser() -> argparse.ArgumentParser:
     p_search.add_argument("--limit", type=int, default=None, help="number of results (default 20)")
     p_search.add_argument("--json", action="store_true", help="print the maguyva/search response object")
     p_search.add_argument("--explain", action="store_true", help="show each result's per-modality rank/contribution")
+    p_search.add_argument(
+        "--regex", action="store_true", help="treat the query as a regular expression (Python syntax)"
+    )
+    p_search.add_argument("--case-sensitive", action="store_true", help="literal and regex matching respect case")
 
     p_impact = sub.add_parser("impact", help="what depends on a symbol, transitively")
     with_index_options(p_impact)
@@ -151,7 +157,14 @@ def _print_index_summary(engine: Any) -> None:
 
 def _search(engine: Any, args: argparse.Namespace) -> int:
     try:
-        response = engine.search(args.query, preset=args.preset, limit=args.limit, explain=args.explain)
+        response = engine.search(
+            args.query,
+            preset=args.preset,
+            limit=args.limit,
+            explain=args.explain,
+            regex=args.regex,
+            case_sensitive=args.case_sensitive,
+        )
     except ValueError as exc:
         print(f"maguyva: {exc}", file=sys.stderr)
         return EXIT_USAGE

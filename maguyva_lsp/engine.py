@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from maguyva_lsp.config import Settings
@@ -26,14 +26,18 @@ from maguyva_lsp.retrieve.graph import GraphRetriever, ImpactResult
 from maguyva_lsp.retrieve.semantic import SemanticRetriever
 from maguyva_lsp.retrieve.structural import StructuralRetriever
 from maguyva_lsp.retrieve.text import TextRetriever
+from maguyva_lsp.scan.ignore import IGNORE_FILE_NAMES
 from maguyva_lsp.scan.walker import WorkspaceScanner
 from maguyva_lsp.search import SearchPipeline
 from maguyva_lsp.store.analysis_store import AnalysisStore, StoreError, default_index_dir
 
 log = logging.getLogger(__name__)
 
-# Files applied to the retrievers at once during a full index: searches in between see partial results.
-APPLY_BATCH_FILES = 256
+# Files applied to the retrievers at once during a full index: searches in between see partial results. Each batch
+# costs the retrievers a merge (and the graph a re-resolution of the names the batch adds), so batches grow
+# geometrically: the first results come early and a cold index still makes only a handful of merges.
+FIRST_APPLY_BATCH_FILES = 256
+APPLY_BATCH_GROWTH = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +84,7 @@ class Engine:
         self._write_lock = threading.RLock()
         self._indexing = False
         self._indexed_once = False
-        self._scanner = WorkspaceScanner(
-            self.root, max_file_size=self.settings.max_file_size, exclude=self.settings.exclude
-        )
+        self._scanner = self._new_scanner()
         self._analyzer = Analyzer(self.settings.chunk_lines, self.settings.workers)
         self.index_dir = default_index_dir(self.root, self.settings.index_dir)
         self.store = self._open_store() if persist else None
@@ -201,6 +203,7 @@ class Engine:
         total = len(files)
         done = 0
         pending: list[FileAnalysis] = []
+        batch_files = FIRST_APPLY_BATCH_FILES
         report(IndexProgress("analyzing", 0, total))
         for batch in self._analyzer.analyze(files):
             for result in batch:
@@ -212,24 +215,35 @@ class Engine:
                 else:
                     pending.append(result)
             done += len(batch)
-            if len(pending) >= APPLY_BATCH_FILES:
+            if len(pending) >= batch_files:
                 self._apply(ChangeBatch(updated=tuple(pending)))
                 self.counters.analyzed += len(pending)
                 pending = []
+                batch_files *= APPLY_BATCH_GROWTH
             report(IndexProgress("analyzing", done, total))
         if pending:
             self._apply(ChangeBatch(updated=tuple(pending)))
             self.counters.analyzed += len(pending)
 
     def update(self, paths: Iterable[str | Path]) -> ChangeBatch:
-        """Re-index just these paths (absolute or root-relative): files or folders changed, created, deleted."""
+        """Re-index just these paths (absolute or root-relative): files or folders changed, created, deleted.
+
+        A changed ignore file re-evaluates its folder: newly ignored files leave the index, newly included ones join.
+        Files whose size and modification time match what is indexed are not re-read."""
         updated: list[FileAnalysis] = []
         removed: list[str] = []
         with self._write_lock:
-            for rel in self._expand(paths):
+            requested = list(paths)
+            ignore_folders = self._changed_ignore_folders(requested)
+            if ignore_folders:
+                self._scanner = self._new_scanner()
+                requested.extend(ignore_folders)
+            for rel in self._expand(requested):
                 if rel in self._buffers:
                     continue  # an open buffer's content wins over the disk until the buffer is closed
                 verdict = self._scanner.check(self.root / rel)
+                if not isinstance(verdict, str) and self._unchanged(rel, verdict.size, verdict.mtime_ns):
+                    continue
                 result = read_and_analyze(verdict, self.settings.chunk_lines) if not isinstance(verdict, str) else None
                 if isinstance(result, FileAnalysis):
                     updated.append(result)
@@ -247,6 +261,25 @@ class Engine:
                 self.counters.removed += len(removed)
         return batch
 
+    def _unchanged(self, rel: str, size: int, mtime_ns: int) -> bool:
+        state = self._files.get(rel)
+        if state is None or state.from_buffer:
+            return False
+        return (state.analysis.file.size, state.analysis.file.mtime_ns) == (size, mtime_ns)
+
+    def _changed_ignore_folders(self, paths: list[str | Path]) -> list[str]:
+        """The folders whose ignore rules these paths change (a `.gitignore` or `.maguyvaignore` among them)."""
+        folders: list[str] = []
+        for raw in paths:
+            rel = self._relative(raw)
+            if rel is not None and PurePosixPath(rel).name in IGNORE_FILE_NAMES:
+                parent = PurePosixPath(rel).parent.as_posix()
+                folders.append("" if parent == "." else parent)
+        return folders
+
+    def _new_scanner(self) -> WorkspaceScanner:
+        return WorkspaceScanner(self.root, max_file_size=self.settings.max_file_size, exclude=self.settings.exclude)
+
     def _expand(self, paths: Iterable[str | Path]) -> list[str]:
         """Root-relative file paths behind these paths: a folder stands for the files in it (on disk or indexed)."""
         out: dict[str, None] = {}
@@ -257,7 +290,7 @@ class Engine:
             absolute = self.root / rel
             if absolute.is_dir():
                 out.update(dict.fromkeys(f.path for f in self._scanner.scan_folder(rel).files))
-                prefix = rel + "/"
+                prefix = rel + "/" if rel else ""
                 out.update(dict.fromkeys(p for p in self._files if p.startswith(prefix)))
             elif not absolute.exists() and rel not in self._files:
                 prefix = rel + "/"
@@ -303,10 +336,10 @@ class Engine:
                 self.update([rel])
 
     def _relative(self, raw: str | Path) -> str | None:
+        """Root-relative POSIX path ("" for the root itself), or None outside the root."""
         path = Path(raw)
-        if not path.is_absolute():
-            return path.as_posix()
-        return self._scanner.relative(path)
+        rel = path.as_posix() if not path.is_absolute() else self._scanner.relative(path)
+        return "" if rel == "." else rel
 
     def _apply(self, batch: ChangeBatch, *, persist: bool = True, from_buffer: bool = False) -> None:
         """Apply one batch to every retriever (semantic last: it may be slow), the file table and the store."""
@@ -328,11 +361,24 @@ class Engine:
     # -- queries
 
     def search(
-        self, query: str, preset: str | None = None, limit: int | None = None, explain: bool = False
+        self,
+        query: str,
+        preset: str | None = None,
+        limit: int | None = None,
+        explain: bool = False,
+        *,
+        regex: bool = False,
+        case_sensitive: bool = False,
     ) -> SearchResponse:
-        """Classify the query, run the right retrievers, fuse. Raises ValueError for an unknown preset."""
+        """Classify the query, run the right retrievers, fuse. `regex` marks the query as a regular expression.
+        Raises ValueError for an unknown preset or an empty query."""
         return self._pipeline.search(
-            query, preset=preset or self.settings.preset, limit=limit or self.settings.limit, explain=explain
+            query,
+            preset=preset or self.settings.preset,
+            limit=limit or self.settings.limit,
+            explain=explain,
+            regex=regex,
+            case_sensitive=case_sensitive,
         )
 
     def workspace_symbols(self, query: str, limit: int) -> list[tuple[float, Definition]]:
@@ -416,5 +462,6 @@ class Engine:
     def close(self) -> None:
         self._pipeline.close()
         self._analyzer.close()
+        self.semantic.close()
         if self.store is not None:
             self.store.close()

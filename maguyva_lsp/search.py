@@ -13,8 +13,9 @@ from types import TracebackType
 from typing import Protocol
 
 from maguyva_lsp.config import DEFAULT_LIMIT, MAX_LIMIT, Preset
+from maguyva_lsp.index.text_regex import plan_regex
 from maguyva_lsp.model import MODALITIES, Classification, Hit, Intent, Modality, PathClass, RetrievalQuery
-from maguyva_lsp.query.intent import classify, has_specific_target
+from maguyva_lsp.query.intent import classify, classify_pattern, has_specific_target
 from maguyva_lsp.query.profiles import (
     DIRECT_CONFIDENCE,
     PRESET_SPECS,
@@ -145,7 +146,9 @@ class SearchPipeline:
         limit = clamp_limit(limit)
         if not isinstance(query, str):
             raise ValueError(f"the query must be text, got {type(query).__name__}")
-        classification = classify(query)
+        if regex:
+            _check_pattern(query, case_sensitive)
+        classification = classify_pattern(query) if regex else classify(query)
         if not classification.query:
             raise ValueError("the query is empty")
         request = RetrievalQuery(classification, case_sensitive=case_sensitive, regex=regex)
@@ -270,3 +273,11 @@ def _failure_reason(modality: Modality, exc: BaseException) -> str:
         return str(exc) or "the retriever rejected the query"
     log.error("the %s retriever failed", modality, exc_info=exc)
     return f"failed: {type(exc).__name__}: {exc}"
+
+
+def _check_pattern(pattern: str, case_sensitive: bool) -> None:
+    """An explicit regular expression that is invalid or dangerous is the user's error, said plainly (ValueError)."""
+    try:
+        plan_regex(pattern.strip(), case_sensitive=case_sensitive)
+    except RetrieverError as exc:
+        raise ValueError(str(exc)) from exc

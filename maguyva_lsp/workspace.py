@@ -23,6 +23,14 @@ class WorkspaceSet:
         self._engines: dict[Path, Engine] = {}
         self._lock = threading.Lock()
 
+    def use_settings(self, settings: Settings) -> None:
+        """Adopt settings that need no re-index (preset, limit, log level) in every open engine."""
+        self.settings = settings
+        for engine in self.engines():
+            engine.settings = engine.settings.replace(
+                preset=settings.preset, limit=settings.limit, log_level=settings.log_level
+            )
+
     def add(self, root: Path) -> Engine | None:
         """Open an engine for a root (not yet indexed); None when that root is already open."""
         resolved = root.resolve()
@@ -67,12 +75,24 @@ class WorkspaceSet:
                 best, best_depth = (engine, rel.as_posix()), depth
         return best
 
-    def search(self, query: str, preset: str | None, limit: int | None, explain: bool) -> dict[str, Any]:
+    def search(
+        self,
+        query: str,
+        preset: str | None,
+        limit: int | None,
+        explain: bool,
+        *,
+        regex: bool = False,
+        case_sensitive: bool = False,
+    ) -> dict[str, Any]:
         """One `maguyva/search` answer over every root: each engine's results merged by fused score."""
         engines = self.engines()
         if not engines:
             raise ValueError("no workspace folder is open")
-        payloads = [e.search(query, preset=preset, limit=limit, explain=explain).to_json() for e in engines]
+        payloads = [
+            e.search(query, preset, limit, explain, regex=regex, case_sensitive=case_sensitive).to_json()
+            for e in engines
+        ]
         if len(payloads) == 1:
             return payloads[0]
         merged = dict(payloads[0])

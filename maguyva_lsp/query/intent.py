@@ -485,6 +485,17 @@ def classify(query: str) -> Classification:
     return Classification(text, FALLBACK_RULE.intent, FALLBACK_RULE.confidence_low, FALLBACK_RULE.name, fallback.target)
 
 
+# A pattern the user explicitly asked to treat as a regular expression (`--regex`, `"regex": true`) is not a guess.
+EXPLICIT_PATTERN_CONFIDENCE = 1.0
+EXPLICIT_PATTERN_RULE = "explicit_regex"
+
+
+def classify_pattern(query: str) -> Classification:
+    """The classification of a query the user marked as a regular expression: an exact match of the whole pattern."""
+    text = query.strip()[:MAX_QUERY_CHARS]
+    return Classification(text, Intent.EXACT_MATCH, EXPLICIT_PATTERN_CONFIDENCE, EXPLICIT_PATTERN_RULE, text, True)
+
+
 def has_specific_target(classification: Classification) -> bool:
     """True when the target is something a single retriever can look up: a literal, or one symbol."""
     target = classification.target

@@ -51,7 +51,7 @@ class MaguyvaServer(LanguageServer):
         self.watchers: dict[Path, FolderWatcher] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.codec = ColumnCodec("utf-16")
-        self.pending_index: dict[Path, Future[Any]] = {}
+        self.folders_pending = 0  # folders scheduled for opening whose first index has not finished
         self.supports_progress = False
         self._log_handler = install_client_logging(self)
 
@@ -95,7 +95,7 @@ class MaguyvaServer(LanguageServer):
             log.info("settings that shape the index changed: re-opening %d workspace folder(s)", len(roots))
             self.on_writer(self._reopen, roots)
         else:
-            self.workspaces.settings = new
+            self.workspaces.use_settings(new)
         return problems
 
     def _reopen(self, roots: list[Path]) -> None:
@@ -104,12 +104,29 @@ class MaguyvaServer(LanguageServer):
         self.workspaces = WorkspaceSet(self.settings)
         old.close()
         for root in roots:
-            self.open_folder(root)
+            self._open_pending(root)
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         self.from_thread(self.window_show_message, types.ShowMessageParams(type=kind, message=f"Maguyva: {message}"))
 
     # -- folders and indexing
+
+    def schedule_open(self, root: Path) -> None:
+        """Queue a folder for opening; until its first index ends, status says indexing."""
+        self.folders_pending += 1
+        self.on_writer(self._open_pending, root)
+
+    def _open_pending(self, root: Path) -> None:
+        try:
+            self.open_folder(root)
+        finally:
+            self.folders_pending -= 1
+
+    def status(self) -> dict[str, Any]:
+        """`maguyva/status`: every folder's counts, indexing while any folder still waits for its first index."""
+        status = self.workspaces.status()
+        status["indexing"] = bool(status["indexing"] or self.folders_pending)
+        return status
 
     def open_folder(self, root: Path) -> None:
         """On the writer thread: open an engine for a folder, index it with progress, then watch it."""

@@ -36,6 +36,7 @@ def register(server: MaguyvaServer) -> None:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: MaguyvaServer, params: types.InitializeParams) -> None:
+        ls.loop = asyncio.get_running_loop()  # handlers run on the loop; messages below need it
         ls.codec = ColumnCodec(ls.workspace.position_encoding)
         window = params.capabilities.window
         ls.supports_progress = bool(window and window.work_done_progress)
@@ -45,12 +46,11 @@ def register(server: MaguyvaServer) -> None:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: MaguyvaServer, _params: types.InitializedParams) -> None:
-        ls.loop = asyncio.get_running_loop()
         roots = [Path(path_of_uri(f.uri)) for f in ls.workspace.folders.values()]
         if not roots and ls.workspace.root_uri:
             roots = [Path(path_of_uri(ls.workspace.root_uri))]
         for root in roots:
-            ls.on_writer(ls.open_folder, root)
+            ls.schedule_open(root)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: MaguyvaServer, _params: Any) -> None:
@@ -66,7 +66,7 @@ def register(server: MaguyvaServer) -> None:
         for folder in params.event.removed:
             ls.on_writer(ls.close_folder, Path(path_of_uri(folder.uri)))
         for folder in params.event.added:
-            ls.on_writer(ls.open_folder, Path(path_of_uri(folder.uri)))
+            ls.schedule_open(Path(path_of_uri(folder.uri)))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: MaguyvaServer, params: types.DidChangeWatchedFilesParams) -> None:
@@ -149,6 +149,8 @@ def register(server: MaguyvaServer) -> None:
         preset = param(params, "preset")
         limit = param(params, "limit")
         explain = bool(param(params, "explain", False))
+        regex = bool(param(params, "regex", False))
+        case_sensitive = bool(param(params, "caseSensitive", False))
         if preset is not None and not isinstance(preset, str):
             raise JsonRpcInvalidParams("'preset' must be one of quick, standard, thorough")
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -156,7 +158,9 @@ def register(server: MaguyvaServer) -> None:
 
         def run() -> dict[str, Any]:
             try:
-                payload = ls.workspaces.search(query[:MAX_QUERY_CHARS], preset, limit, explain)
+                payload = ls.workspaces.search(
+                    query[:MAX_QUERY_CHARS], preset, limit, explain, regex=regex, case_sensitive=case_sensitive
+                )
             except ValueError as exc:
                 raise JsonRpcInvalidParams(str(exc)) from exc
             return _client_columns(ls, payload, "results")
@@ -196,7 +200,7 @@ def register(server: MaguyvaServer) -> None:
 
     @server.feature("maguyva/status")
     async def status(ls: MaguyvaServer, _params: Any) -> dict[str, Any]:
-        return await ls.in_query_thread(ls.workspaces.status)
+        return await ls.in_query_thread(ls.status)
 
     @server.command(REINDEX_COMMAND)
     def reindex(ls: MaguyvaServer, *_args: Any) -> dict[str, Any]:

@@ -212,3 +212,59 @@ async def test_unsaved_buffer_is_searchable_until_closed(workspace: Path, tmp_pa
             )
 
         await wait_until(symbol_gone, CHANGE_TIMEOUT_SECONDS, "the buffer to close")
+
+
+def _counters(status: object) -> tuple[int, int]:
+    folder = status.folders[0]  # type: ignore[attr-defined]
+    return folder.counters.analyzed, folder.counters.reused
+
+
+async def test_restart_is_warm_and_a_corrupt_store_is_rebuilt(workspace: Path, tmp_path: Path) -> None:
+    index_dir = tmp_path / "idx"
+    async with lsp_session(workspace, options(index_dir)) as client:
+        assert _counters(await wait_indexed(client)) == (5, 0)
+    async with lsp_session(workspace, options(index_dir), "neovim") as client:
+        status = await wait_indexed(client)
+        assert _counters(status) == (0, 5)  # nothing re-parsed
+        assert (await search(client, "where is parse_config defined")).results
+    databases = list(index_dir.rglob("analyses.sqlite"))
+    assert len(databases) == 1
+    databases[0].write_bytes(b"\x00not a database" * 500)
+    for sidecar in databases[0].parent.glob("analyses.sqlite-*"):
+        sidecar.unlink()
+    async with lsp_session(workspace, options(index_dir)) as client:
+        status = await wait_indexed(client)
+        assert _counters(status) == (5, 0)
+        assert any("rebuilt the index store" in m.message for m in client.messages)
+        assert (await search(client, "where is parse_config defined")).results
+
+
+async def test_settings_problems_are_shown_and_the_key_is_never_logged(
+    workspace: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    secret = "pa-e2e-secret-0123456789abcdef"
+    init = options(tmp_path / "idx", voyageApiKey=secret, preset="turbo", limit="many")
+    async with lsp_session(workspace, init) as client:
+        await wait_indexed(client)
+        assert any("unknown preset 'turbo'" in m.message for m in client.messages)
+        assert any("'limit'" in m.message for m in client.messages)
+        # Live settings: a bad value is reported, a good one applies.
+        client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"maguyva": {"preset": "thorough", "maxFileSize": -1}})
+        )
+        await wait_until(
+            lambda: _any_message(client, "'maxFileSize'"), CHANGE_TIMEOUT_SECONDS, "the bad setting message"
+        )
+        assert (await search(client, "where is parse_config defined")).fusion_strategy == "rrf"  # thorough: no direct
+        logged = " ".join(m.message for m in client.log_messages)
+        assert "indexed" in logged and secret not in logged
+        assert secret not in " ".join(m.message for m in client.messages)
+    captured = capfd.readouterr()
+    assert secret not in captured.out + captured.err
+    for path in (tmp_path / "idx").rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes()
+
+
+async def _any_message(client: object, text: str) -> bool:
+    return any(text in m.message for m in client.messages)  # type: ignore[attr-defined]

@@ -1,0 +1,100 @@
+"""The command line end to end: index, search (text and JSON), impact, status, and its errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.lsp_session import write_workspace
+
+pytestmark = pytest.mark.e2e
+
+
+def maguyva(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "maguyva_lsp.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> tuple[Path, str]:
+    return write_workspace(tmp_path / "ws"), str(tmp_path / "idx")
+
+
+def test_index_then_search_json_explain(project: tuple[Path, str]) -> None:
+    root, index_dir = project
+    indexed = maguyva("index", str(root), "--index-dir", index_dir)
+    assert indexed.returncode == 0, indexed.stderr
+    assert "5 files" in indexed.stdout and "5 analysed" in indexed.stdout
+    again = maguyva("index", str(root), "--index-dir", index_dir)
+    assert "0 analysed, 5 reused from the store" in again.stdout
+
+    found = maguyva(
+        "search", str(root), "how is the configuration loaded", "--json", "--explain", "--index-dir", index_dir
+    )
+    assert found.returncode == 0, found.stderr
+    payload = json.loads(found.stdout)
+    assert set(payload) >= {"intent", "confidence", "target", "fusion_strategy", "modalities", "results", "elapsed_ms"}
+    assert payload["intent"] == "understand_code" and payload["fusion_strategy"] == "rrf"
+    first = payload["results"][0]
+    assert set(first) >= {"uri", "range", "symbol", "kind", "score", "snippet", "modalities"}
+    assert first["range"]["start"].keys() == {"line", "character"}
+    for part in first["modalities"].values():
+        assert part.keys() >= {"rank", "contribution"}
+
+
+def test_human_output_impact_and_status(project: tuple[Path, str]) -> None:
+    root, index_dir = project
+    text = maguyva("search", str(root), "who calls load_config", "--index-dir", index_dir, "--explain")
+    assert text.returncode == 0, text.stderr
+    assert "find_references (0.90)" in text.stdout and "strategy=direct" in text.stdout
+    assert "app/server.py:6 Server.__init__" in text.stdout
+    assert "graph: rank 0" in text.stdout
+
+    impact = maguyva("impact", str(root), "parse_config", "--index-dir", index_dir, "--json")
+    assert impact.returncode == 0, impact.stderr
+    depths = {i["symbol"]: i["depth"] for i in json.loads(impact.stdout)["impacted"]}
+    assert depths["load_config"] == 1 and depths["Server.__init__"] == 2
+
+    status = json.loads(maguyva("status", str(root), "--index-dir", index_dir).stdout)
+    assert status["files"] == 5 and status["modalities"]["semantic"]["available"]
+
+
+def test_errors_are_clear(project: tuple[Path, str], tmp_path: Path) -> None:
+    root, index_dir = project
+    not_a_folder = maguyva("search", str(tmp_path / "nope"), "x")
+    assert not_a_folder.returncode == 2 and "is not a folder" in not_a_folder.stderr
+    bad_regex = maguyva("search", str(root), "def (", "--regex", "--index-dir", index_dir)
+    assert bad_regex.returncode == 2 and "invalid regular expression at position" in bad_regex.stderr
+    bad_preset = maguyva("search", str(root), "x", "--preset", "turbo")
+    assert bad_preset.returncode == 2 and "invalid choice" in bad_preset.stderr
+    unknown = maguyva("impact", str(root), "no_such_symbol_anywhere", "--index-dir", index_dir)
+    assert unknown.returncode == 1 and "no symbol named" in unknown.stderr
+
+
+def test_voyage_without_key_falls_back_and_key_is_never_printed(project: tuple[Path, str]) -> None:
+    root, index_dir = project
+    env = {"VOYAGE_API_KEY": ""}
+    fallback = maguyva("search", str(root), "config", "--embedder", "voyage", "--index-dir", index_dir, "-vv", env=env)
+    assert fallback.returncode == 0
+    assert "local" in fallback.stderr.lower() and "key" in fallback.stderr.lower()
+    secret = "pa-test-secret-key-0123456789"
+    # A key in the environment alone is not consent: the local model answers and nothing mentions the key.
+    local = maguyva("search", str(root), "config", "--index-dir", index_dir, "-vv", env={"VOYAGE_API_KEY": secret})
+    assert local.returncode == 0
+    assert secret not in local.stdout + local.stderr
+    status = json.loads(maguyva("status", str(root), "--index-dir", index_dir, env={"VOYAGE_API_KEY": secret}).stdout)
+    assert status["embedder"].startswith("wordllama")
+    for path in Path(index_dir).rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes()
