@@ -1,0 +1,1 @@
+"""A small shop backend used by the golden ranking tests."""
