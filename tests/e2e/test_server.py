@@ -268,3 +268,40 @@ async def test_settings_problems_are_shown_and_the_key_is_never_logged(
 
 async def _any_message(client: object, text: str) -> bool:
     return any(text in m.message for m in client.messages)  # type: ignore[attr-defined]
+
+
+async def test_workspace_folders_are_added_and_dropped(workspace: Path, tmp_path: Path) -> None:
+    second = tmp_path / "second"
+    (second / "lib").mkdir(parents=True)
+    (second / "lib" / "geometry.go").write_text(
+        "package lib\n\ntype Point struct{ X, Y int }\n\nfunc Distance(a, b Point) int {\n\treturn a.X - b.X\n}\n"
+    )
+    async with lsp_session(workspace, options(tmp_path / "idx")) as client:
+        await wait_indexed(client)
+        assert (await search(client, "func Distance")).results == []
+        client.workspace_did_change_workspace_folders(
+            types.DidChangeWorkspaceFoldersParams(
+                event=types.WorkspaceFoldersChangeEvent(
+                    added=[types.WorkspaceFolder(uri=second.as_uri(), name="second")], removed=[]
+                )
+            )
+        )
+
+        async def found_in_second() -> bool:
+            return result_paths(await search(client, "func Distance")) == ["lib/geometry.go"]
+
+        await wait_until(found_in_second, CHANGE_TIMEOUT_SECONDS, "the added folder")
+        status = await request(client, "maguyva/status", {})
+        assert len(status.folders) == 2 and status.files == 6
+        client.workspace_did_change_workspace_folders(
+            types.DidChangeWorkspaceFoldersParams(
+                event=types.WorkspaceFoldersChangeEvent(
+                    added=[], removed=[types.WorkspaceFolder(uri=second.as_uri(), name="second")]
+                )
+            )
+        )
+
+        async def dropped() -> bool:
+            return (await search(client, "func Distance")).results == []
+
+        await wait_until(dropped, CHANGE_TIMEOUT_SECONDS, "the dropped folder")
