@@ -18,6 +18,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 from maguyva_lsp.query.intent import classify
 
@@ -107,20 +108,14 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=20, help="timed passes over all queries")
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = parser.parse_args()
-
-    queries = build_queries(args.seed)
+def measure(queries: list[str], rounds: int) -> dict[str, object]:
+    """Classify every query `rounds` times; per-query cost is its median over the rounds (µs), summarised."""
     rules = {q: classify(q).rule for q in queries}  # also the warm-up pass
     samples: dict[str, list[float]] = defaultdict(list)
     clock = time.perf_counter_ns
     gc.disable()  # a collection landing in one call is not that query's cost
     try:
-        for _ in range(args.rounds):
+        for _ in range(rounds):
             for query in queries:
                 started = clock()
                 classify(query)
@@ -133,11 +128,9 @@ def main() -> None:
     by_rule: dict[str, list[float]] = defaultdict(list)
     for query, us in cost.items():
         by_rule[rules[query]].append(us)
-
-    figures = {
-        "machine": f"{platform.processor() or platform.machine()}, Python {platform.python_version()}",
-        "queries": len(queries),
-        "rounds": args.rounds,
+    return {
+        "queries": len(cost),
+        "rounds": rounds,
         "mean_us": round(statistics.fmean(timings), 2),
         "p50_us": round(percentile(timings, 0.50), 2),
         "p95_us": round(percentile(timings, 0.95), 2),
@@ -150,7 +143,21 @@ def main() -> None:
             }
             for rule, values in sorted(by_rule.items())
         },
-        "intents": dict(Counter(classify(q).intent.value for q in queries).most_common()),
+        "intents": dict(Counter(classify(q).intent.value for q in cost).most_common()),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=20, help="timed passes over all queries")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args()
+
+    queries = build_queries(args.seed)
+    figures: dict[str, Any] = {
+        "machine": f"{platform.processor() or platform.machine()}, Python {platform.python_version()}",
+        **measure(queries, args.rounds),
     }
     if args.json:
         print(json.dumps(figures, indent=2))

@@ -363,9 +363,9 @@ def _time_search(bits: int, n: int, rng: np.random.Generator) -> dict[str, Any]:
     return row
 
 
-def search_speed() -> list[dict[str, Any]]:
+def search_speed(sizes: Sequence[int] = SEARCH_SIZES, bit_widths: Sequence[int] = SEARCH_BITS) -> list[dict[str, Any]]:
     rng = np.random.default_rng(0)
-    return [_time_search(bits, n, rng) for bits in SEARCH_BITS for n in SEARCH_SIZES]
+    return [_time_search(bits, n, rng) for bits in bit_widths for n in sizes]
 
 
 def memory_per_chunk(retriever: SemanticRetriever) -> dict[str, float]:
