@@ -7,6 +7,7 @@ applies batches of changes while searches read the retrievers concurrently.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import logging
 import threading
 import time
@@ -84,12 +85,13 @@ class Engine:
         self._write_lock = threading.RLock()
         self._indexing = False
         self._indexed_once = False
+        self._closed = False
         self._scanner = self._new_scanner()
-        self._analyzer = Analyzer(self.settings.chunk_lines, self.settings.workers)
         self.index_dir = default_index_dir(self.root, self.settings.index_dir)
         self.store = self._open_store() if persist else None
         embedder, notes = make_embedder(self.settings)
         self.messages.extend(notes)
+        self._analyzer = Analyzer(self.settings.chunk_lines, self.settings.workers, embedder.text_style)
         self.text = TextRetriever()
         self.structural = StructuralRetriever()
         self.graph = GraphRetriever()
@@ -345,7 +347,9 @@ class Engine:
         """Apply one batch to every retriever (semantic last: it may be slow), the file table and the store."""
         for analysis in batch.updated:
             starts = [c.start_line for c in analysis.chunks]
-            self._files[analysis.path] = _FileState(analysis, starts, from_buffer)
+            # The prepared embedding texts serve the semantic retriever once; the file table need not keep them.
+            kept = dataclasses.replace(analysis, embed_texts=(), embed_style="") if analysis.embed_texts else analysis
+            self._files[analysis.path] = _FileState(kept, starts, from_buffer)
         for path in batch.removed:
             self._files.pop(path, None)
         order: tuple[Modality, ...] = ("text", "structural", "graph", "semantic")
@@ -459,7 +463,12 @@ class Engine:
             "messages": list(self.messages),
         }
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
+        self._closed = True
         self._pipeline.close()
         self._analyzer.close()
         self.semantic.close()

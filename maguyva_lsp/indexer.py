@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 
+from maguyva_lsp.embed.base import TextStyle
+from maguyva_lsp.embed.text import document_text
 from maguyva_lsp.model import FileAnalysis, PathClass, SourceFile
 from maguyva_lsp.parse.analyze import analyze_file, is_binary
 from maguyva_lsp.parse.languages import language_for_path
@@ -36,7 +38,9 @@ class Skipped:
     reason: str
 
 
-def read_and_analyze(file: SourceFile, chunk_lines: int, text: str | None = None) -> FileAnalysis | Skipped:
+def read_and_analyze(
+    file: SourceFile, chunk_lines: int, text: str | None = None, embed_style: TextStyle | None = None
+) -> FileAnalysis | Skipped:
     """Read a file (or take an open buffer's `text`) and analyse it; vanished, unreadable or binary: Skipped."""
     if text is None:
         try:
@@ -55,10 +59,15 @@ def read_and_analyze(file: SourceFile, chunk_lines: int, text: str | None = None
         file = dataclasses.replace(file, size=len(data))
     file = _refine(file, data)
     try:
-        return analyze_file(file, data, chunk_lines=chunk_lines)
+        analysis = analyze_file(file, data, chunk_lines=chunk_lines)
     except Exception as exc:  # an analyzer bug must cost one file, never the index
         log.exception("analysis of %s failed", file.path)
         return Skipped(file.path, f"analysis failed: {exc}")
+    if embed_style is None:
+        return analysis
+    # Preparing the embedding input here puts that per-chunk work in the worker processes of a cold index.
+    texts = tuple(document_text(chunk, embed_style) for chunk in analysis.chunks)
+    return dataclasses.replace(analysis, embed_texts=texts, embed_style=embed_style)
 
 
 def _refine(file: SourceFile, data: bytes) -> SourceFile:
@@ -74,8 +83,10 @@ def _refine(file: SourceFile, data: bytes) -> SourceFile:
     return file
 
 
-def _analyze_batch(files: Sequence[SourceFile], chunk_lines: int) -> list[FileAnalysis | Skipped]:
-    return [read_and_analyze(f, chunk_lines) for f in files]
+def _analyze_batch(
+    files: Sequence[SourceFile], chunk_lines: int, embed_style: TextStyle | None
+) -> list[FileAnalysis | Skipped]:
+    return [read_and_analyze(f, chunk_lines, embed_style=embed_style) for f in files]
 
 
 def worker_count(configured: int) -> int:
@@ -88,8 +99,9 @@ def worker_count(configured: int) -> int:
 class Analyzer:
     """Analyses batches of files, with a lazily started process pool for large batches."""
 
-    def __init__(self, chunk_lines: int, workers: int) -> None:
+    def __init__(self, chunk_lines: int, workers: int, embed_style: TextStyle | None = None) -> None:
         self.chunk_lines = chunk_lines
+        self.embed_style = embed_style
         self.workers = worker_count(workers)
         self._pool: Executor | None = None
 
@@ -99,14 +111,14 @@ class Analyzer:
         """Analyse files, yielding results in batches as they complete (order within the whole run is kept)."""
         if len(files) < PARALLEL_MIN_FILES or self.workers < 2:
             for start in range(0, len(files), WORKER_BATCH_FILES):
-                batch = _analyze_batch(files[start : start + WORKER_BATCH_FILES], self.chunk_lines)
+                batch = _analyze_batch(files[start : start + WORKER_BATCH_FILES], self.chunk_lines, self.embed_style)
                 if on_done:
                     on_done(len(batch))
                 yield batch
             return
         pool = self._ensure_pool()
         futures = [
-            pool.submit(_analyze_batch, files[start : start + WORKER_BATCH_FILES], self.chunk_lines)
+            pool.submit(_analyze_batch, files[start : start + WORKER_BATCH_FILES], self.chunk_lines, self.embed_style)
             for start in range(0, len(files), WORKER_BATCH_FILES)
         ]
         try:
@@ -117,7 +129,7 @@ class Analyzer:
                     log.warning("analysis worker failed (%s): analysing its files in-process", exc)
                     index = futures.index(future)
                     part = files[index * WORKER_BATCH_FILES : (index + 1) * WORKER_BATCH_FILES]
-                    batch = _analyze_batch(part, self.chunk_lines)
+                    batch = _analyze_batch(part, self.chunk_lines, self.embed_style)
                 if on_done:
                     on_done(len(batch))
                 yield batch

@@ -113,6 +113,10 @@ class FileAnalysis:
     references: tuple[Reference, ...]
     chunks: tuple[Chunk, ...]
     parse_error: str | None = None  # why the syntax tree was unusable, when it was
+    # The text each chunk is embedded with, in `embed_style`, when the indexer prepared it (in a worker process, so
+    # the semantic retriever need not); never persisted. Empty: the semantic retriever builds it itself.
+    embed_texts: tuple[str, ...] = ()
+    embed_style: str = ""
 
     @property
     def path(self) -> str:

@@ -89,10 +89,17 @@ class WorkspaceSet:
         engines = self.engines()
         if not engines:
             raise ValueError("no workspace folder is open")
-        payloads = [
-            e.search(query, preset, limit, explain, regex=regex, case_sensitive=case_sensitive).to_json()
-            for e in engines
-        ]
+        payloads: list[dict[str, Any]] = []
+        for engine in engines:
+            try:
+                response = engine.search(query, preset, limit, explain, regex=regex, case_sensitive=case_sensitive)
+            except RuntimeError:
+                if engine.closed:
+                    continue  # its folder was dropped while this search ran
+                raise
+            payloads.append(response.to_json())
+        if not payloads:
+            raise ValueError("no workspace folder is open")
         if len(payloads) == 1:
             return payloads[0]
         merged = dict(payloads[0])

@@ -151,8 +151,9 @@ class SemanticRetriever:
         existing = self._store.rows_of(analysis.path)
         by_hash = {ref.text_hash: row for row, ref in existing}
         plan: list[_Planned] = []
-        for chunk in analysis.chunks:
-            text = document_text(chunk, style)
+        prepared = analysis.embed_style == style and len(analysis.embed_texts) == len(analysis.chunks)
+        for index, chunk in enumerate(analysis.chunks):
+            text = analysis.embed_texts[index] if prepared else document_text(chunk, style)
             key = text_hash(text)
             ref = _row_ref(chunk, key.hex())
             plan.append(_Planned(ref, key, text, by_hash.get(ref.text_hash)))
