@@ -55,6 +55,7 @@ class CaseScore:
     rr: float
     recall: float
     zero: bool
+    file_hit1: float  # the first result is in a right file (equals hit1 for file-level cases)
 
 
 def matches(unit: Unit, target: Target, result: Result) -> bool:
@@ -95,4 +96,5 @@ def score_case(case: Case, ranked: list[Result]) -> CaseScore:
         rr=0.0 if first_right is None else 1.0 / (first_right + 1),
         recall=min(found, wanted) / wanted if wanted else 0.0,
         zero=not ranked,
+        file_hit1=1.0 if top and any(t.path == top[0][0] for t in case.relevant) else 0.0,
     )

@@ -38,6 +38,7 @@ class Row:
     zero: float
     p50_ms: float
     p95_ms: float
+    file_hit1: float
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,6 +48,7 @@ class Row:
             "mrr@10": round(self.mrr, 3),
             "recall@10": round(self.recall, 3),
             "zero_rate": round(self.zero, 3),
+            "file_hit@1": round(self.file_hit1, 3),
             "p50_ms": round(self.p50_ms, 2),
             "p95_ms": round(self.p95_ms, 2),
         }
@@ -55,6 +57,7 @@ class Row:
 @dataclass(slots=True)
 class IntentReport:
     intent: str
+    unit: str  # how a right answer is judged: definition line, overlapping span, or file
     cases: int
     accuracy: float  # share of its queries the classifier put in this intent
     confusions: dict[str, int]  # what the others were classified as
@@ -65,6 +68,7 @@ class IntentReport:
     def to_json(self) -> dict[str, Any]:
         return {
             "intent": self.intent,
+            "unit": self.unit,
             "cases": self.cases,
             "classification_accuracy": round(self.accuracy, 3),
             "misclassified_as": self.confusions,
@@ -85,6 +89,7 @@ def _row(name: str, scores: list[CaseScore], times: list[float]) -> Row:
         zero=statistics.fmean(1.0 if s.zero else 0.0 for s in scores) if n else 0.0,
         p50_ms=percentile(times, 0.5) * 1e3,
         p95_ms=percentile(times, 0.95) * 1e3,
+        file_hit1=statistics.fmean(s.file_hit1 for s in scores) if n else 0.0,
     )
 
 
@@ -122,6 +127,7 @@ def evaluate_intent(
     strategies = [standard.strategies.get(c.query) for c in cases] if standard else []
     return IntentReport(
         intent=intent,
+        unit=cases[0].unit if cases else "file",
         cases=len(cases),
         accuracy=right / len(cases) if cases else 0.0,
         confusions=dict(intents.most_common()),
@@ -157,6 +163,7 @@ def overall(reports: Sequence[IntentReport]) -> list[Row]:
                 zero=sum(r.zero * r.cases for r in rows) / n,
                 p50_ms=statistics.fmean(r.p50_ms for r in rows),
                 p95_ms=statistics.fmean(r.p95_ms for r in rows),
+                file_hit1=sum(r.file_hit1 * r.cases for r in rows) / n,
             )
         )
     return out

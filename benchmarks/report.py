@@ -10,6 +10,7 @@ from typing import Any
 ALTERNATIVES = ("ripgrep", "BM25 (bm25s)", "BM25+dense RRF")
 OURS = ("maguyva standard", "maguyva thorough")
 QUALITY_COLUMNS = ("hit@1", "mrr@10", "recall@10", "zero_rate", "p50_ms", "p95_ms")
+LOCATION_COLUMNS = ("file_hit@1",)  # for intents scored by location: is at least the first file right?
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -115,8 +116,9 @@ def render(report: dict[str, Any]) -> str:
                 f"{intent['classification_accuracy']:.3f} (else {intent['misclassified_as'] or 'none'}); "
                 f"direct path {intent['direct_share']:.3f}"
             )
-            rows = [[r["system"], *[r[c] for c in QUALITY_COLUMNS]] for r in intent["rows"]]
-            out.append(table(["system", *QUALITY_COLUMNS], rows))
+            columns = QUALITY_COLUMNS + (LOCATION_COLUMNS if intent["unit"] != "file" else ())
+            rows = [[r["system"], *[r[c] for c in columns]] for r in intent["rows"]]
+            out.append(table(["system", *columns], rows))
         out.append("\nAll intents (case-weighted)")
         rows = [[r["system"], r["cases"], *[r[c] for c in QUALITY_COLUMNS[:4]]] for r in quality["overall"]]
         out.append(table(["system", "cases", *QUALITY_COLUMNS[:4]], rows))

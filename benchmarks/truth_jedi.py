@@ -18,7 +18,9 @@ from typing import Any
 
 CACHE_FORMAT = 1
 DEFAULT_CACHE = Path(__file__).resolve().parent / "data" / "jedi_truth.json"
-JEDI_TIMEOUT_SECONDS = 120  # a symbol jedi cannot answer in this long is recorded as a timeout and skipped
+# A symbol jedi cannot answer within this much CPU time (not wall time: the answer must not depend on how loaded the
+# machine is) is recorded as a timeout and skipped.
+JEDI_CPU_SECONDS = 90.0
 NO_LIMIT = 1_000_000_000  # jedi caps a project search at 30 parsed files; lifted so that its answer is complete
 
 Position = tuple[str, int, int]  # (root-relative path, 0-based line, 0-based column) of a name
@@ -44,6 +46,11 @@ class _JediTimeoutError(BaseException):  # jedi catches Exception in places: a t
 
 def _on_alarm(_signum: int, _frame: FrameType | None) -> None:
     raise _JediTimeoutError
+
+
+def _set_cpu_alarm(seconds: float) -> None:
+    """SIGPROF after `seconds` of this process's CPU time (0 cancels)."""
+    signal.setitimer(signal.ITIMER_PROF, seconds)
 
 
 class JediTruth:
@@ -93,7 +100,7 @@ class JediTruth:
         parso.cache._CACHED_SIZE_TRIGGER = NO_LIMIT
         project = jedi.Project(str(source))
         use_alarm = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGALRM, _on_alarm) if use_alarm else None
+        previous = signal.signal(signal.SIGPROF, _on_alarm) if use_alarm else None
         started = time.perf_counter()
         asked = 0
         try:
@@ -111,8 +118,8 @@ class JediTruth:
                 self.save()
         finally:
             if use_alarm:
-                signal.alarm(0)
-                signal.signal(signal.SIGALRM, previous)
+                _set_cpu_alarm(0)
+                signal.signal(signal.SIGPROF, previous)
         self.asked += asked
         self.ask_seconds += time.perf_counter() - started
         return asked
@@ -131,7 +138,7 @@ def _references(jedi: Any, project: Any, source: Path, position: Position, use_a
     started = time.perf_counter()
     answer: dict[str, Any]
     if use_alarm:
-        signal.alarm(JEDI_TIMEOUT_SECONDS)
+        _set_cpu_alarm(JEDI_CPU_SECONDS)
     try:
         script = jedi.Script(path=str(source / path), project=project)
         names = script.get_references(line + 1, column, scope="project", include_builtins=False)
@@ -151,11 +158,11 @@ def _references(jedi: Any, project: Any, source: Path, position: Position, use_a
             refs.append([rel, name.line - 1, name.column])
         answer = {"refs": refs, "scopes": scopes}
     except _JediTimeoutError:
-        answer = {"error": f"timeout after {JEDI_TIMEOUT_SECONDS}s"}
+        answer = {"error": f"timeout after {JEDI_CPU_SECONDS:g} CPU s"}
     except Exception as exc:  # jedi's own failures (recursion, cache misses): recorded, the position is skipped
         answer = {"error": f"{type(exc).__name__}: {exc}"[:200]}
     finally:
         if use_alarm:
-            signal.alarm(0)
+            _set_cpu_alarm(0)
     answer["seconds"] = round(time.perf_counter() - started, 1)
     return answer
