@@ -30,6 +30,7 @@ from maguyva_lsp.retrieve.text import TextRetriever
 from maguyva_lsp.scan.ignore import IGNORE_FILE_NAMES
 from maguyva_lsp.scan.walker import WorkspaceScanner
 from maguyva_lsp.search import SearchPipeline
+from maguyva_lsp.semantic_lane import SemanticLane
 from maguyva_lsp.store.analysis_store import AnalysisStore, StoreError, default_index_dir
 
 log = logging.getLogger(__name__)
@@ -103,6 +104,7 @@ class Engine:
             "structural": self.structural,
             "graph": self.graph,
         }
+        self._semantic_lane = SemanticLane(self.semantic)
         self._pipeline = SearchPipeline(self.retrievers, self)
         self._navigator = Navigator(self)
         self._lines_cache: tuple[str, str, list[str]] | None = None  # (path, content hash, lines)
@@ -122,7 +124,12 @@ class Engine:
 
     @property
     def indexing(self) -> bool:
-        return self._indexing or not self._indexed_once
+        """True while any index is still being built: files being analysed, or chunks waiting to be embedded."""
+        return self._indexing or not self._indexed_once or self._semantic_lane.busy
+
+    def wait_for_embeddings(self, timeout: float | None = None) -> bool:
+        """Block until the semantic index has caught up with every applied change; False on timeout."""
+        return self._semantic_lane.wait(timeout)
 
     def centrality(self, path: str, symbol: str | None) -> float:
         return self.graph.centrality(path, symbol)
@@ -144,8 +151,11 @@ class Engine:
 
     # -- indexing
 
-    def index(self, progress: ProgressCallback | None = None) -> IndexCounters:
-        """Bring the index in line with the folder: reuse stored analyses of unchanged files, analyse the rest."""
+    def index(self, progress: ProgressCallback | None = None, *, wait_for_embeddings: bool = True) -> IndexCounters:
+        """Bring the index in line with the folder: reuse stored analyses of unchanged files, analyse the rest.
+
+        Embedding runs on its own thread, overlapping the rest; `wait_for_embeddings=False` returns as soon as the
+        text, structural and graph indexes are current (the server does, so file events are not held up)."""
         started = time.perf_counter()
         with self._write_lock:
             self._indexing = True
@@ -154,6 +164,8 @@ class Engine:
             finally:
                 self._indexing = False
                 self._indexed_once = True
+        if wait_for_embeddings:
+            self._semantic_lane.wait()
         self.counters.last_index_seconds = time.perf_counter() - started
         return self.counters
 
@@ -227,7 +239,7 @@ class Engine:
             self._apply(ChangeBatch(updated=tuple(pending)))
             self.counters.analyzed += len(pending)
 
-    def update(self, paths: Iterable[str | Path]) -> ChangeBatch:
+    def update(self, paths: Iterable[str | Path], *, wait_for_embeddings: bool = True) -> ChangeBatch:
         """Re-index just these paths (absolute or root-relative): files or folders changed, created, deleted.
 
         A changed ignore file re-evaluates its folder: newly ignored files leave the index, newly included ones join.
@@ -261,6 +273,8 @@ class Engine:
                 self._apply(batch)
                 self.counters.analyzed += len(updated)
                 self.counters.removed += len(removed)
+        if wait_for_embeddings:
+            self._semantic_lane.wait()
         return batch
 
     def _unchanged(self, rel: str, size: int, mtime_ns: int) -> bool:
@@ -344,7 +358,7 @@ class Engine:
         return "" if rel == "." else rel
 
     def _apply(self, batch: ChangeBatch, *, persist: bool = True, from_buffer: bool = False) -> None:
-        """Apply one batch to every retriever (semantic last: it may be slow), the file table and the store."""
+        """Apply one batch to the file table, the retrievers (semantic on its own thread) and the store."""
         for analysis in batch.updated:
             starts = [c.start_line for c in analysis.chunks]
             # The prepared embedding texts serve the semantic retriever once; the file table need not keep them.
@@ -352,13 +366,14 @@ class Engine:
             self._files[analysis.path] = _FileState(kept, starts, from_buffer)
         for path in batch.removed:
             self._files.pop(path, None)
-        order: tuple[Modality, ...] = ("text", "structural", "graph", "semantic")
+        order: tuple[Modality, ...] = ("text", "structural", "graph")
         for name in order:
             retriever = self.retrievers[name]
             try:
                 retriever.apply(batch)
             except Exception:  # one retriever's failure must not take the others down; its status says why
                 log.exception("the %s retriever failed to apply a batch", name)
+        self._semantic_lane.submit(batch)
         if persist and self.store is not None:
             self.store.save(batch.updated, batch.removed)
 
@@ -445,10 +460,15 @@ class Engine:
             "skipped": len(self.skipped),
             "open_buffers": len(self._buffers),
             "modalities": {
-                name: {"available": s.available, "partial": s.partial, "reason": s.reason}
+                name: {
+                    "available": s.available,
+                    "partial": s.partial or (name == "semantic" and self._semantic_lane.busy),
+                    "reason": s.reason,
+                }
                 for name, r in self.retrievers.items()
                 for s in (r.status(),)
             },
+            "embedding_batches_pending": self._semantic_lane.pending,
             "store": {
                 "dir": str(self.index_dir) if self.store else None,
                 "writable": bool(self.store and self.store.writable),
@@ -471,6 +491,7 @@ class Engine:
         self._closed = True
         self._pipeline.close()
         self._analyzer.close()
+        self._semantic_lane.close()
         self.semantic.close()
         if self.store is not None:
             self.store.close()

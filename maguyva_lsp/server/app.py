@@ -141,11 +141,16 @@ class MaguyvaServer(LanguageServer):
         self._index(engine, f"Indexing {root.name}")
 
         def on_batch(paths: list[str]) -> None:
-            self.on_writer(engine.update, paths)
+            self.on_writer(self.update_files, engine, paths)
 
         watcher = FolderWatcher(engine.root, on_batch)
         if watcher.start():
             self.watchers[engine.root] = watcher
+
+    @staticmethod
+    def update_files(engine: Engine, paths: list[str]) -> None:
+        """On the writer thread: re-index changed paths; embeddings follow on their own thread."""
+        engine.update(paths, wait_for_embeddings=False)
 
     def close_folder(self, root: Path) -> None:
         watcher = self.watchers.pop(root.resolve(), None)
@@ -161,7 +166,7 @@ class MaguyvaServer(LanguageServer):
         token = str(uuid.uuid4())
         progress = _ProgressForwarder(self, token, title) if self.supports_progress else None
         try:
-            engine.index(progress.report if progress else None)
+            engine.index(progress.report if progress else None, wait_for_embeddings=False)
         finally:
             if progress is not None:
                 progress.end(f"{engine.file_count} files indexed")

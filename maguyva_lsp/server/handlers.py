@@ -76,7 +76,7 @@ def register(server: MaguyvaServer) -> None:
             if located is not None:
                 by_engine.setdefault(located[0], []).append(located[1])
         for engine, paths in by_engine.items():
-            ls.on_writer(engine.update, paths)
+            ls.on_writer(ls.update_files, engine, paths)
 
     # -- open buffers
 
