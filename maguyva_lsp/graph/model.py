@@ -24,8 +24,6 @@ Resolution = Literal["scope", "member", "file", "import", "package", "global", "
 RESOLVED_WEIGHT = 1.0
 # `obj.name()` where nothing says what `obj` is, and exactly one method in the project has that name.
 GUESS_WEIGHT = 0.5
-# Several definitions fit equally well: each candidate gets a weaker edge rather than one of them a guess.
-AMBIGUOUS_WEIGHT = 0.25
 RESOLUTION_WEIGHTS: dict[Resolution, float] = {
     "scope": RESOLVED_WEIGHT,
     "member": RESOLVED_WEIGHT,
@@ -34,8 +32,14 @@ RESOLUTION_WEIGHTS: dict[Resolution, float] = {
     "package": RESOLVED_WEIGHT,
     "global": RESOLVED_WEIGHT,
     "guess": GUESS_WEIGHT,
-    "ambiguous": AMBIGUOUS_WEIGHT,
 }
+
+
+def ambiguous_weight(weight: float, candidates: int) -> float:
+    """Several definitions fit equally well: rather than a guess at one, each gets an edge with an even share of the
+    weight the use would have had (`x.seal()` with two `seal` methods and `x` unknown: 0.25 to each)."""
+    return weight / candidates
+
 
 MODULE_KIND = "module"
 # Definition kinds that hold members reachable through `self`/`this`, `Type.member` and base classes.

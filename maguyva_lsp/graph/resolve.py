@@ -31,19 +31,22 @@ from maguyva_lsp.graph.model import (
     EdgeSite,
     Resolution,
     SymbolNode,
+    ambiguous_weight,
     module_id,
     symbol_id,
 )
 from maguyva_lsp.graph.modules import ModuleIndex, import_keys, submodule_spec
 from maguyva_lsp.graph.records import DepKey, FileRecord, ImportBinding
 from maguyva_lsp.model import Reference
+from maguyva_lsp.parse.ref_query import split_receiver
 
 # More candidates than this for one name is noise (`get`, `close`, `run`): no edge at all rather than a dozen weak ones.
 MAX_CANDIDATES = 8
 # Levels of base classes searched for a member.
 MAX_BASE_DEPTH = 12
 _SUPER_RE = re.compile(r"^super\b")
-_RECEIVER_SPLIT = re.compile(r"::|\.|->")
+# `Maildir()` in a receiver: an instance of what the name before the parentheses names.
+_INSTANCE_RE = re.compile(r"[A-Za-z_$][\w$]*\(\)\Z")
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*\Z")
 
 
@@ -66,6 +69,7 @@ class GraphIndex(Protocol):
 class Target:
     node_id: str
     resolution: Resolution
+    weight: float
 
 
 @dataclass(slots=True)
@@ -87,19 +91,24 @@ def resolve_file(index: GraphIndex, record: FileRecord) -> ResolvedFile:
         source = resolver.source_of(ref)
         kind = EDGE_KIND_OF[ref.kind]
         for target in targets:
-            site = EdgeSite(kind, ref.span, target.resolution, RESOLUTION_WEIGHTS[target.resolution])
+            site = EdgeSite(kind, ref.span, target.resolution, target.weight)
             edges.append((source, target.node_id, site))
     return ResolvedFile(edges, resolver.deps)
 
 
-def _spread(node_ids: list[str], sure: Resolution) -> list[Target]:
-    """One candidate: a sure edge; a few: weaker edges to each; too many: none."""
+def _sure(node_id: str, resolution: Resolution) -> Target:
+    return Target(node_id, resolution, RESOLUTION_WEIGHTS[resolution])
+
+
+def _spread(node_ids: list[str], how: Resolution) -> list[Target]:
+    """One candidate: an edge as strong as how it was found; a few: an even share of that to each; too many: none."""
     unique = sorted(set(node_ids))
     if len(unique) == 1:
-        return [Target(unique[0], sure)]
-    if len(unique) > MAX_CANDIDATES:
+        return [_sure(unique[0], how)]
+    if not unique or len(unique) > MAX_CANDIDATES:
         return []
-    return [Target(n, "ambiguous") for n in unique]
+    share = ambiguous_weight(RESOLUTION_WEIGHTS[how], len(unique))
+    return [Target(n, "ambiguous", share) for n in unique]
 
 
 class _Resolver:
@@ -133,12 +142,12 @@ class _Resolver:
     def _import(self, ref: Reference) -> list[Target]:
         if ref.module is None or ref.name == "*":
             files = self._module_files(ref.module if ref.module is not None else ref.name)
-            return [Target(module_id(f), "import") for f in files]
+            return [_sure(module_id(f), "import") for f in files]
         binding = ImportBinding(ref.module, ref.name, fallback=ref.alias if ref.name == "default" else None)
         found = self._from_import(binding)
         if found:
             return _spread(found, "import")
-        return [Target(module_id(f), "import") for f in self._module_files(ref.module)]
+        return [_sure(module_id(f), "import") for f in self._module_files(ref.module)]
 
     def _memo(self, key: tuple[object, ...], compute: Callable[[set[DepKey]], list[str]]) -> list[str]:
         """A result shared by every file resolved in this pass, with the keys it depended on (added to ours).
@@ -224,7 +233,7 @@ class _Resolver:
             return found
         q = record.top.get(name)
         if q is not None:
-            return [Target(symbol_id(record.path, q), "file")]
+            return [_sure(symbol_id(record.path, q), "file")]
         if name in record.bindings:  # bound by an import: resolved there or external, never a guess elsewhere
             ids: list[str] = []
             for binding in record.bindings[name]:
@@ -254,7 +263,7 @@ class _Resolver:
             if not (is_class and passed_function and not implicit):
                 member = record.symbols.get(f"{q}.{name}")
                 if member is not None:
-                    return [Target(member.node_id, "scope")]
+                    return [_sure(member.node_id, "scope")]
                 if is_class and implicit and node is not None:
                     inherited = self._member([node.node_id], name)
                     if inherited:
@@ -278,15 +287,15 @@ class _Resolver:
 
     # ---- qualified names: receiver.name -------------------------------------------------------------------------
     def _qualified(self, ref: Reference, receiver: str) -> list[Target]:
-        parts = [p for p in _RECEIVER_SPLIT.split(receiver) if p]
+        parts = split_receiver(receiver)
         if not parts:
             return []
         head = parts[0]
         if _SUPER_RE.match(head):
             bases = [b for c in self._enclosing_classes(ref.enclosing) for b in self._bases(c)]
             return self._member(bases, ref.name)
-        if not all(_IDENTIFIER_RE.match(p) for p in parts):  # a call, subscript or literal: its type is unknown
-            return self._guess_member(ref.name)
+        if not all(_IDENTIFIER_RE.match(p) or _INSTANCE_RE.match(p) for p in parts):
+            return self._guess_member(ref.name)  # a subscript or a literal: its type is unknown
         if head in SELF_NAMES and not (head == "self" and "::" in receiver):
             classes = self._enclosing_classes(ref.enclosing)
             if len(parts) == 1:
@@ -301,44 +310,57 @@ class _Resolver:
         return self._lookup(namespace, ref.name)
 
     def _namespace(self, parts: list[str], enclosing: str | None) -> list[str] | None:
-        """The modules/classes a receiver names (node ids); None when nothing explains its head (a variable);
-        empty when it is known but outside the project (an external module)."""
+        """The modules/classes a receiver names (node ids); None when nothing explains it (a variable, the result
+        of a function); empty when it is known but not found (a module outside the project)."""
         bindings = self.record.bindings
-        for k in range(len(parts), 0, -1):
+        plain = next((k for k, p in enumerate(parts) if not _IDENTIFIER_RE.match(p)), len(parts))
+        for k in range(plain, 0, -1):
             dotted = ".".join(parts[:k])
             if dotted in bindings:
                 ids = [i for b in bindings[dotted] for i in self._from_import(b)]
                 return self._walk(ids, parts[k:])
-        heads = self._name(parts[0], enclosing, allow_global=False)
+        head = parts[0]
+        instance = bool(_INSTANCE_RE.match(head))
+        name = head[:-2] if instance else head
+        nodes = self.index.nodes
+        heads = self._name(name, enclosing, allow_global=False)
         if not heads:  # a class or namespace known project-wide (`Util.twice()` in Ruby, C#, C++)
-            nodes = self.index.nodes
-            heads = [t for t in self._name(parts[0], enclosing) if nodes[t.node_id].kind in SCOPE_KINDS]
+            heads = [t for t in self._name(name, enclosing) if nodes[t.node_id].kind in SCOPE_KINDS]
+        if instance:  # `Maildir().next()`: an instance of a class; a function's result is of unknown type
+            heads = [t for t in heads if nodes[t.node_id].kind in CLASS_KINDS]
         if not heads:
             return None
         return self._walk([t.node_id for t in heads], parts[1:])
 
-    def _walk(self, ids: list[str], rest: list[str]) -> list[str]:
+    def _walk(self, ids: list[str], rest: list[str]) -> list[str] | None:
+        """Follow the parts of a receiver through modules and classes; None at a call whose result's type is
+        unknown, empty at a name that is not there."""
+        nodes = self.index.nodes
         for part in rest:
-            ids = [t.node_id for t in self._lookup(ids, part)]
-            if not ids:
+            instance = bool(_INSTANCE_RE.match(part))
+            found = [t.node_id for t in self._lookup(ids, part[:-2] if instance else part)]
+            if instance:
+                found = [n for n in found if nodes[n].kind in CLASS_KINDS]
+                if not found:
+                    return None
+            if not found:
                 return []
+            ids = found
         return ids
 
     def _lookup(self, namespace: list[str], name: str) -> list[Target]:
         """`name` inside modules (a top-level definition or a submodule) and classes (a member, inherited too)."""
         nodes = self.index.nodes
-        found: list[Target] = []
+        in_modules: list[str] = []
         classes = [i for i in namespace if nodes[i].kind in SCOPE_KINDS and not nodes[i].is_module]
         for i in namespace:
             node = nodes[i]
             if not node.is_module:
                 continue
             exported = self._exported(node.path, name)
-            found.extend(Target(e, "import") for e in exported)
-            if not exported:
-                found.extend(Target(module_id(f), "import") for f in self._submodules(node.path, name))
-        found.extend(self._member(classes, name))
-        return _spread([t.node_id for t in found], found[0].resolution) if found else []
+            in_modules.extend(exported or [module_id(f) for f in self._submodules(node.path, name)])
+        in_classes = [t.node_id for t in self._member(classes, name)]
+        return _spread([*in_modules, *in_classes], "import" if in_modules else "member")
 
     def _submodules(self, path: str, name: str) -> list[str]:
         """Files of the module `name` inside the module of `path` (its full key, extended by one component)."""
@@ -445,16 +467,35 @@ class _Resolver:
             if receiver is None:
                 targets = resolver._name(name, node.parent)
             else:
-                space = resolver._namespace([p for p in _RECEIVER_SPLIT.split(receiver) if p], node.parent)
+                space = resolver._namespace(split_receiver(receiver), node.parent)
                 targets = resolver._lookup(space, name) if space else []
             out.extend(t.node_id for t in targets if self.index.nodes[t.node_id].kind in CLASS_KINDS)
         return [b for b in dict.fromkeys(out) if b != class_id]
 
     def _guess_member(self, name: str) -> list[Target]:
-        """`obj.name` with an unknown `obj`: a method of that name, sure only when just one exists."""
+        """`obj.name` with an unknown `obj`: a method of that name, guessed when only one exists, or when only one is
+        in a file this file defines or imports (the objects a file handles mostly come from the modules it imports)."""
         if self.record.system is not None and name in BUILTIN_METHODS.get(self.record.system, frozenset()):
             return []
-        return _spread(self._named(name, members=True), "guess")
+        candidates = self._named(name, members=True)
+        if len(candidates) > 1:
+            known = self._known_files()
+            nodes = self.index.nodes
+            near = [c for c in candidates if nodes[c].path in known]
+            if near:
+                candidates = near
+        return _spread(candidates, "guess")
+
+    def _known_files(self) -> frozenset[str]:
+        """This file and the files its imports name (whole modules, or the modules names are imported from)."""
+        record = self.record
+        specs = sorted({b.module for bindings in record.bindings.values() for b in bindings} | set(record.stars))
+
+        def find(deps: set[DepKey]) -> list[str]:
+            resolver = _Resolver(self.index, record, deps)
+            return sorted({record.path, *(f for spec in specs for f in resolver._module_files(spec))})
+
+        return frozenset(self._memo(("known", record.path), find))
 
     def _named(self, name: str, *, members: bool) -> list[str]:
         """Definitions of a name in files of this file's language family: members of classes, or top-level ones."""

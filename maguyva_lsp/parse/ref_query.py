@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 
@@ -35,6 +36,8 @@ _COMMENT_RE = re.compile(r";[^\n]*")
 # Receivers longer than this are call chains or literals that no resolver can use, so they are cut.
 MAX_RECEIVER_CHARS = 120
 _WHITESPACE_RE = re.compile(r"\s+")
+_DOTTED_RE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*\Z")
+_CALL_RE = re.compile(r"\A([A-Za-z_$][\w$]*)\(.*\)\Z", re.DOTALL)
 _QUOTES = "\"'`"
 # Role priority when one node is captured by several patterns: an import beats a base class beats a call beats a use.
 PRIORITY: dict[ReferenceKind, int] = {"import": 4, "inherit": 3, "call": 2, "reference": 1}
@@ -50,6 +53,7 @@ _PRIMARY: dict[str, ReferenceKind] = {
 }
 SCOPE_FUNCTION = "function"
 SCOPE_CLASS = "class"  # a class body: its bindings are invisible to the functions nested in it (Python)
+SCOPE_MODULE = "module"
 
 
 @dataclass(slots=True)
@@ -71,7 +75,21 @@ class Scope:
     start: int
     end: int
     kind: str
-    bindings: set[str]
+    bindings: Counter[str] = field(default_factory=Counter)  # how often each name is bound in the scope
+    types: dict[str, list[TypedName]] = field(default_factory=dict)  # what the bindings say of a name's type
+    member_types: dict[str, list[TypedName]] = field(default_factory=dict)  # class scopes: `self.x` attributes
+    member_bindings: Counter[str] = field(default_factory=Counter)  # class scopes: `self.x = ...` assignments
+
+
+@dataclass(frozen=True, slots=True)
+class TypedName:
+    """A binding that tells a variable's type: an annotation, or a call assigned (a constructor if it names a class)."""
+
+    position: int
+    name: str
+    type_name: str  # a dotted name: `Maildir`, `mailbox.Maildir`
+    annotation: bool
+    member: bool  # `self.name`
 
 
 @dataclass(slots=True)
@@ -84,6 +102,8 @@ class Collected:
     scopes: list[Scope]
     bindings: list[tuple[int, str]]  # (start byte, name)
     self_names: list[tuple[int, int, str]]  # (scope start, scope end, receiver variable)
+    typed: list[TypedName] = field(default_factory=list)
+    member_bindings: list[tuple[int, str]] = field(default_factory=list)  # `self.x = ...`: (start byte, x)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,11 +220,13 @@ def collect(language: str, root: Node, source: bytes) -> Collected | None:
 def _take_simple(capture: str, nodes: list[Node], source: bytes, out: Collected) -> None:
     if capture in ("local.scope", "local.scope.class"):
         kind = SCOPE_FUNCTION if capture == "local.scope" else SCOPE_CLASS
-        out.scopes.extend(Scope(n.start_byte, n.end_byte, kind, set()) for n in nodes)
+        out.scopes.extend(Scope(n.start_byte, n.end_byte, kind) for n in nodes)
     elif capture == "local.binding":
         for node in nodes:
             out.bindings.append((node.start_byte, text_of(node, source)))
             out.excluded.add((node.start_byte, node.end_byte))
+    elif capture == "local.member":
+        out.member_bindings.extend((n.start_byte, text_of(n, source)) for n in nodes)
     elif capture == "skip":
         out.excluded.update((n.start_byte, n.end_byte) for n in nodes)
     elif capture == "skip.subtree":
@@ -228,6 +250,7 @@ def _take_match(role: _Role, captures: dict[str, list[Node]], source: bytes, out
         if "local.self" in captures and "local.self.scope" in captures:
             scope = captures["local.self.scope"][0]
             out.self_names.append((scope.start_byte, scope.end_byte, text_of(captures["local.self"][0], source)))
+        _take_type(captures, source, out)
         return
     nodes = captures.get(primary)
     if not nodes:
@@ -250,6 +273,50 @@ def _take_match(role: _Role, captures: dict[str, list[Node]], source: bytes, out
             weight=role.weight,
         ),
     )
+
+
+def _take_type(captures: dict[str, list[Node]], source: bytes, out: Collected) -> None:
+    names = captures.get("type.binding") or captures.get("type.member")
+    types = captures.get("type.annotation") or captures.get("type.call")
+    if not names or not types:
+        return
+    type_name = _WHITESPACE_RE.sub("", text_of(types[0], source)).strip(_QUOTES)
+    if not _DOTTED_RE.match(type_name):
+        return  # `Optional[Foo]`, `make()()`: nothing a resolver could look up
+    node = names[0]
+    out.typed.append(
+        TypedName(
+            position=node.start_byte,
+            name=text_of(node, source),
+            type_name=type_name,
+            annotation="type.annotation" in captures,
+            member="type.member" in captures,
+        )
+    )
+
+
+def split_receiver(receiver: str) -> list[str]:
+    """The parts of a receiver at the top level (`a.b(c.d).e` → `a`, `b()`, `e`): a call keeps its callee with
+    empty parentheses; any other bracketed part is kept whole (and is opaque to a resolver)."""
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
+    i = 0
+    while i < len(receiver):
+        char = receiver[i]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        if depth == 0 and (char == "." or receiver.startswith(("::", "->"), i)):
+            parts.append("".join(current))
+            current = []
+            i += 1 if char == "." else 2
+            continue
+        current.append(char)
+        i += 1
+    parts.append("".join(current))
+    return [_CALL_RE.sub(r"\1()", p) for p in parts if p]
 
 
 def _offer(out: Collected, candidate: Candidate) -> None:

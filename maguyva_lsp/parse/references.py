@@ -4,12 +4,15 @@ The patterns live in `queries/<grammar>-refs.scm` (capture contract: `ref_query.
 values produced: a whole-module import has `name` = the module as written and `module` None (`import a.b as c` → name
 `a.b`, alias `c`); a name imported from a module has `module` set (`from ..x import y as z` → name `y`, module `..x`,
 alias `z`); `*` is a star import; a JS default import has name `default`; a Go method's receiver variable is reported
-as the receiver `self`. Unqualified names bound locally (parameters, assignments, loop variables) are dropped: they
-never refer to a definition elsewhere.
+as the receiver `self`; a receiver variable whose type is evident (annotated, or assigned the result of one callee
+everywhere in its scope; for `self.x`, everywhere in its class) is reported as an instance of that type, `Maildir()`
+or `Maildir().x` (a resolver still has to find that the callee is a class). Unqualified names bound locally
+(parameters, assignments, loop variables) are dropped: they never refer to a definition elsewhere.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from tree_sitter import Tree
@@ -19,15 +22,20 @@ from maguyva_lsp.parse.positions import LineIndex
 from maguyva_lsp.parse.ref_query import (
     SCOPE_CLASS,
     SCOPE_FUNCTION,
+    SCOPE_MODULE,
     Candidate,
     Collected,
     Scope,
+    TypedName,
     collect,
     has_reference_query,
     reference_languages,
+    split_receiver,
 )
 
 __all__ = ["extract_references", "has_reference_query", "reference_languages"]
+
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*\Z")
 
 
 def extract_references(
@@ -47,7 +55,7 @@ def extract_references(
     index = lines if lines is not None else LineIndex(source)
     kept = [c for c in collected.candidates.values() if _is_use(c, collected)]
     kept.sort(key=lambda c: c.node.start_byte)
-    kept = _drop_shadowed(kept, collected, _file_level_names(definitions, kept))
+    kept = _resolve_locals(kept, collected, _file_level_names(definitions, kept))
     definition_names = {d.name_span for d in definitions}
     pairs = [(c, s) for c in kept if (s := index.span(c.node)) not in definition_names]
     enclosing = _enclosing_names([s for _, s in pairs], definitions)
@@ -96,36 +104,95 @@ def _file_level_names(definitions: Sequence[Definition], candidates: Iterable[Ca
     return names
 
 
-def _drop_shadowed(candidates: list[Candidate], collected: Collected, file_names: set[str]) -> list[Candidate]:
+def _resolve_locals(candidates: list[Candidate], collected: Collected, file_names: set[str]) -> list[Candidate]:
     """Remove unqualified uses of names bound in an enclosing local scope, or bound only by a module-level
-    assignment (a variable, not a definition the graph could point at)."""
-    module_bindings = _assign_bindings(collected)
+    assignment (a variable, not a definition the graph could point at); report a receiver variable whose type is
+    evident as an instance of that type (`box.add()` after `box = Maildir(p)` → receiver `Maildir()`)."""
+    module = _assign_bindings(collected)
     kept: list[Candidate] = []
     stack: list[Scope] = []
     i = 0
     for c in candidates:
         i = _advance(stack, collected.scopes, i, c.node.start_byte)
-        if c.receiver is None and c.kind in ("call", "reference"):
-            if _is_local(c.name, stack):
+        if c.receiver is not None:
+            c.receiver = _typed_receiver(c.receiver, stack, module) or c.receiver
+        elif c.kind in ("call", "reference"):
+            if _binding_scope(c.name, stack, None) is not None:
                 continue
-            if c.name in module_bindings and c.name not in file_names:
+            if c.name in module.bindings and c.name not in file_names:
                 continue
         kept.append(c)
     return kept
 
 
-def _assign_bindings(collected: Collected) -> set[str]:
-    """Put each bound name into its innermost scope; return the names bound at module level."""
-    module_bindings: set[str] = set()
+def _assign_bindings(collected: Collected) -> Scope:
+    """Put each binding, typed binding and `self.x` assignment into its scope; returns the module's own scope."""
+    module = Scope(0, 0, SCOPE_MODULE)
+    events: list[tuple[int, int, object]] = [(p, 0, n) for p, n in collected.bindings]
+    events += [(t.position, 1, t) for t in collected.typed]
+    events += [(p, 2, n) for p, n in collected.member_bindings]
+    events.sort(key=lambda e: (e[0], e[1]))
     stack: list[Scope] = []
     i = 0
-    for position, name in collected.bindings:
+    for position, what, item in events:
         i = _advance(stack, collected.scopes, i, position)
-        if stack:
-            stack[-1].bindings.add(name)
-        else:
-            module_bindings.add(name)
-    return module_bindings
+        innermost = stack[-1] if stack else module
+        if what == 0 and isinstance(item, str):
+            innermost.bindings[item] += 1
+        elif what == 1 and isinstance(item, TypedName):
+            owner = _nearest_class(stack) if item.member else innermost
+            if owner is not None:
+                table = owner.member_types if item.member else owner.types
+                table.setdefault(item.name, []).append(item)
+        elif isinstance(item, str) and (owner := _nearest_class(stack)) is not None:
+            owner.member_bindings[item] += 1
+    return module
+
+
+def _nearest_class(stack: list[Scope]) -> Scope | None:
+    return next((s for s in reversed(stack) if s.kind == SCOPE_CLASS), None)
+
+
+def _binding_scope(name: str, stack: list[Scope], module: Scope | None) -> Scope | None:
+    """The scope whose binding of `name` a use sees (a class body is invisible from the functions inside it)."""
+    inside_function = False
+    for scope in reversed(stack):
+        if scope.kind == SCOPE_CLASS and inside_function:
+            continue
+        if name in scope.bindings:
+            return scope
+        inside_function = inside_function or scope.kind == SCOPE_FUNCTION
+    return module if module is not None and name in module.bindings else None
+
+
+def _typed_receiver(receiver: str, stack: list[Scope], module: Scope) -> str | None:
+    """`box.x` → `Maildir().x` when `box`'s type is evident; `self.box.x` likewise from the class's assignments."""
+    parts = split_receiver(receiver)
+    head = parts[0]
+    if head == "self" and len(parts) > 1:
+        owner = _nearest_class(stack)
+        if owner is None:
+            return None
+        found = _evident_type(owner.member_types.get(parts[1], []), owner.member_bindings[parts[1]])
+        rest = parts[2:]
+    elif _IDENTIFIER_RE.match(head) and head != "self":
+        scope = _binding_scope(head, stack, module)
+        if scope is None:
+            return None
+        found = _evident_type(scope.types.get(head, []), scope.bindings[head])
+        rest = parts[1:]
+    else:
+        return None
+    return ".".join([f"{found}()", *rest]) if found else None
+
+
+def _evident_type(types: list[TypedName], bound: int) -> str | None:
+    """An annotation, when all agree; else the one callee every binding of the name assigns."""
+    annotated = {t.type_name for t in types if t.annotation}
+    if annotated:
+        return annotated.pop() if len(annotated) == 1 else None
+    calls = [t.type_name for t in types if not t.annotation]
+    return calls[0] if calls and len(set(calls)) == 1 and len(calls) >= bound else None
 
 
 def _advance(stack: list[Scope], scopes: list[Scope], i: int, position: int) -> int:
@@ -140,17 +207,6 @@ def _advance(stack: list[Scope], scopes: list[Scope], i: int, position: int) -> 
     while stack and stack[-1].end <= position:
         stack.pop()
     return i
-
-
-def _is_local(name: str, stack: list[Scope]) -> bool:
-    inside_function = False
-    for scope in reversed(stack):
-        if scope.kind == SCOPE_CLASS and inside_function:
-            continue
-        if name in scope.bindings:
-            return True
-        inside_function = inside_function or scope.kind == SCOPE_FUNCTION
-    return False
 
 
 def _enclosing_names(spans: list[Span], definitions: Sequence[Definition]) -> list[str | None]:

@@ -63,3 +63,22 @@
 (named_expression name: (identifier) @local.binding)
 (pattern_list (identifier) @local.binding)
 (tuple_pattern (identifier) @local.binding)
+
+; ---- evident types of variables: an annotation, or a call assigned (a constructor when it names a class) ---------
+(typed_parameter (identifier) @type.binding type: (type [(identifier) (attribute)] @type.annotation))
+(typed_parameter (identifier) @type.binding type: (type (string (string_content) @type.annotation)))
+(typed_default_parameter name: (identifier) @type.binding type: (type [(identifier) (attribute)] @type.annotation))
+(assignment left: (identifier) @type.binding type: (type [(identifier) (attribute)] @type.annotation))
+(assignment left: (identifier) @type.binding !type right: (call function: [(identifier) (attribute)] @type.call))
+(assignment
+  left: (identifier) @type.binding
+  right: (assignment right: (call function: [(identifier) (attribute)] @type.call)))
+(assignment
+  left: (attribute object: (identifier) @_self (#eq? @_self "self") attribute: (identifier) @type.member)
+  right: (call function: [(identifier) (attribute)] @type.call))
+(assignment
+  left: (attribute object: (identifier) @_self (#eq? @_self "self") attribute: (identifier) @type.member)
+  right: (assignment right: (call function: [(identifier) (attribute)] @type.call)))
+(class_definition body: (block (expression_statement
+  (assignment left: (identifier) @type.member type: (type [(identifier) (attribute)] @type.annotation)))))
+(assignment left: (attribute object: (identifier) @_self (#eq? @_self "self") attribute: (identifier) @local.member))

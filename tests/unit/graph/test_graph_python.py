@@ -8,7 +8,7 @@ import pytest
 from graph_project import build_graph, edges, resolved
 
 from maguyva_lsp.graph.build import CodeGraph
-from maguyva_lsp.graph.model import AMBIGUOUS_WEIGHT, GUESS_WEIGHT, RESOLVED_WEIGHT
+from maguyva_lsp.graph.model import GUESS_WEIGHT, RESOLVED_WEIGHT
 
 PROJECT = {
     "pkg/__init__.py": """
@@ -107,9 +107,59 @@ def test_module_qualified_call_and_reexport(graph: CodeGraph) -> None:
     assert ("main.py", "pkg/util.py") in resolved(graph, "imports")
 
 
-def test_unknown_receiver_is_a_guess_when_one_method_fits(graph: CodeGraph) -> None:
+def test_a_variable_assigned_a_constructor_has_that_type(graph: CodeGraph) -> None:
     sites = graph.state.graph.edges["main.py::main", "pkg/core.py::Base.start"]["sites"]
-    assert [(s.kind, s.resolution, s.weight) for s in sites] == [("calls", "guess", GUESS_WEIGHT)]
+    assert [(s.kind, s.resolution, s.weight) for s in sites] == [("calls", "member", RESOLVED_WEIGHT)]
+
+
+def test_unknown_receiver_is_a_guess_when_one_method_fits(tmp_path: Path) -> None:
+    graph = build_graph(
+        tmp_path,
+        {
+            "box.py": "class Box:\n    def pack_all(self):\n        pass\n\nclass Bag:\n    def seal(self):\n"
+            "        pass\n",
+            "crate.py": "class Crate:\n    def seal(self):\n        pass\n",
+            "use.py": "def run(thing, other):\n    thing.pack_all()\n    other.seal()\n    other.close()\n",
+        },
+    )
+    (site,) = graph.state.graph.edges["use.py::run", "box.py::Box.pack_all"]["sites"]
+    assert (site.resolution, site.weight) == ("guess", GUESS_WEIGHT)
+    found = {v: d["sites"][0].resolution for _, v, d in graph.state.graph.out_edges("use.py::run", data=True)}
+    # `seal` has two candidates: a weaker edge to each; `close` is a built-in method name (files): never guessed
+    assert found == {
+        "box.py::Box.pack_all": "guess",
+        "box.py::Bag.seal": "ambiguous",
+        "crate.py::Crate.seal": "ambiguous",
+    }
+
+
+def test_evident_types_of_variables_and_attributes(tmp_path: Path) -> None:
+    graph = build_graph(
+        tmp_path,
+        {
+            "shapes.py": "class Square:\n    def area(self):\n        return 1\n\nclass Circle:\n    def area(self):\n"
+            "        return 3\n",
+            "use.py": """
+                import shapes
+                from shapes import Circle
+
+                class Drawing:
+                    def __init__(self):
+                        self.first = shapes.Square()
+
+                    def total(self, other: Circle, maybe):
+                        local = Circle()
+                        return self.first.area() + other.area() + local.area() + maybe.area()
+                """,
+        },
+    )
+    targets = {
+        (v, d["sites"][0].resolution) for _, v, d in graph.state.graph.out_edges("use.py::Drawing.total", data=True)
+    }
+    assert ("shapes.py::Square.area", "member") in targets  # self.first = shapes.Square()
+    assert ("shapes.py::Circle.area", "member") in targets  # the annotation, and local = Circle()
+    sites = graph.state.graph.edges["use.py::Drawing.total", "shapes.py::Circle.area"]["sites"]
+    assert sorted(s.resolution for s in sites) == ["ambiguous", "member", "member"]  # maybe.area(): either
 
 
 def test_recursion_and_cycles(graph: CodeGraph) -> None:
@@ -122,7 +172,7 @@ def test_recursion_and_cycles(graph: CodeGraph) -> None:
 def test_a_name_defined_twice_gets_weaker_edges_to_both(graph: CodeGraph) -> None:
     for target in ("a.py::dup", "b.py::dup"):
         (site,) = graph.state.graph.edges["main.py::main", target]["sites"]
-        assert (site.resolution, site.weight) == ("ambiguous", AMBIGUOUS_WEIGHT)
+        assert (site.resolution, site.weight) == ("ambiguous", RESOLVED_WEIGHT / 2)  # an even share of one use
 
 
 def test_parameters_and_builtins_never_resolve_elsewhere(graph: CodeGraph) -> None:

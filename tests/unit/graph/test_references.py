@@ -202,3 +202,39 @@ def test_unicode_columns_count_code_points(tmp_path: Path) -> None:
     refs = _refs(tmp_path, "u.py", "s = 'é' ; print(s)\n")
     (call,) = _find(refs, "call", "print")
     assert call.span == Span(0, 10, 0, 15)
+
+
+def test_python_receivers_of_evident_type_become_instances(tmp_path: Path) -> None:
+    refs = _refs(
+        tmp_path,
+        "t.py",
+        """
+        import mailbox
+
+        class T:
+            def setUp(self):
+                self.box = mailbox.Maildir(p)
+                self.idb = idb = Idb(self)
+
+            def run(self, other: Headers, plain):
+                self.box.next()
+                self.idb.go()
+                other.get_all("x")
+                local = Parser()
+                local.feed().close()
+                twice = make()
+                twice = other_make()
+                twice.run()
+                plain.run()
+        """,
+    )
+    receivers = {(r.name, r.receiver) for r in refs if r.kind == "call" and r.receiver}
+    assert {
+        ("next", "mailbox.Maildir()"),  # from the class's one assignment of self.box
+        ("go", "Idb()"),  # through a chained assignment
+        ("get_all", "Headers()"),  # the annotation
+        ("feed", "Parser()"),
+        ("close", "Parser().feed()"),
+        ("run", "twice"),  # two different callees: the type is not evident
+        ("run", "plain"),
+    } <= receivers
