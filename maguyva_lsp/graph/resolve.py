@@ -326,6 +326,8 @@ class _Resolver:
         heads = self._name(name, enclosing, allow_global=False)
         if not heads:  # a class or namespace known project-wide (`Util.twice()` in Ruby, C#, C++)
             heads = [t for t in self._name(name, enclosing) if nodes[t.node_id].kind in SCOPE_KINDS]
+        if instance and not heads:
+            return []  # an instance of a type the project does not define (`List`, `dict`): not ours to guess
         if instance:  # `Maildir().next()`: an instance of a class; a function's result is of unknown type
             heads = [t for t in heads if nodes[t.node_id].kind in CLASS_KINDS]
         if not heads:

@@ -36,6 +36,9 @@ from maguyva_lsp.parse.ref_query import (
 __all__ = ["extract_references", "has_reference_query", "reference_languages"]
 
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*\Z")
+_SELF_RECEIVERS = frozenset({"self", "this"})
+# Languages where a bare field name in a method means the object's field (`box.next()` is `this.box.next()`).
+IMPLICIT_MEMBER_LANGUAGES = frozenset({"java", "csharp", "kotlin", "scala", "cpp", "swift", "dart"})
 
 
 def extract_references(
@@ -55,11 +58,12 @@ def extract_references(
     index = lines if lines is not None else LineIndex(source)
     kept = [c for c in collected.candidates.values() if _is_use(c, collected)]
     kept.sort(key=lambda c: c.node.start_byte)
-    kept = _resolve_locals(kept, collected, _file_level_names(definitions, kept))
+    _apply_self_names(kept, collected.self_names)
+    implicit = language in IMPLICIT_MEMBER_LANGUAGES
+    kept = _resolve_locals(kept, collected, _file_level_names(definitions, kept), implicit)
     definition_names = {d.name_span for d in definitions}
     pairs = [(c, s) for c in kept if (s := index.span(c.node)) not in definition_names]
     enclosing = _enclosing_names([s for _, s in pairs], definitions)
-    _apply_self_names(pairs, collected.self_names)
     return [
         Reference(
             name=c.name,
@@ -104,7 +108,9 @@ def _file_level_names(definitions: Sequence[Definition], candidates: Iterable[Ca
     return names
 
 
-def _resolve_locals(candidates: list[Candidate], collected: Collected, file_names: set[str]) -> list[Candidate]:
+def _resolve_locals(
+    candidates: list[Candidate], collected: Collected, file_names: set[str], implicit_members: bool
+) -> list[Candidate]:
     """Remove unqualified uses of names bound in an enclosing local scope, or bound only by a module-level
     assignment (a variable, not a definition the graph could point at); report a receiver variable whose type is
     evident as an instance of that type (`box.add()` after `box = Maildir(p)` → receiver `Maildir()`)."""
@@ -115,7 +121,7 @@ def _resolve_locals(candidates: list[Candidate], collected: Collected, file_name
     for c in candidates:
         i = _advance(stack, collected.scopes, i, c.node.start_byte)
         if c.receiver is not None:
-            c.receiver = _typed_receiver(c.receiver, stack, module) or c.receiver
+            c.receiver = _typed_receiver(c.receiver, stack, module, implicit_members) or c.receiver
         elif c.kind in ("call", "reference"):
             if _binding_scope(c.name, stack, None) is not None:
                 continue
@@ -165,25 +171,33 @@ def _binding_scope(name: str, stack: list[Scope], module: Scope | None) -> Scope
     return module if module is not None and name in module.bindings else None
 
 
-def _typed_receiver(receiver: str, stack: list[Scope], module: Scope) -> str | None:
+def _typed_receiver(receiver: str, stack: list[Scope], module: Scope, implicit_members: bool) -> str | None:
     """`box.x` → `Maildir().x` when `box`'s type is evident; `self.box.x` likewise from the class's assignments."""
     parts = split_receiver(receiver)
     head = parts[0]
-    if head == "self" and len(parts) > 1:
+    if head in _SELF_RECEIVERS:
         owner = _nearest_class(stack)
-        if owner is None:
+        if owner is None or len(parts) < 2:
             return None
-        found = _evident_type(owner.member_types.get(parts[1], []), owner.member_bindings[parts[1]])
+        found = _member_type(owner, parts[1])
         rest = parts[2:]
-    elif _IDENTIFIER_RE.match(head) and head != "self":
+    elif _IDENTIFIER_RE.match(head):
         scope = _binding_scope(head, stack, module)
-        if scope is None:
+        owner = _nearest_class(stack) if scope is None and implicit_members else None
+        if scope is not None:
+            found = _evident_type(scope.types.get(head, []), scope.bindings[head])
+        elif owner is not None:  # Java's `box.next()` with a field `box`: the field's declared type
+            found = _member_type(owner, head)
+        else:
             return None
-        found = _evident_type(scope.types.get(head, []), scope.bindings[head])
         rest = parts[1:]
     else:
         return None
     return ".".join([f"{found}()", *rest]) if found else None
+
+
+def _member_type(owner: Scope, name: str) -> str | None:
+    return _evident_type(owner.member_types.get(name, []), owner.member_bindings[name])
 
 
 def _evident_type(types: list[TypedName], bound: int) -> str | None:
@@ -245,11 +259,11 @@ def _subject_name(subject: str, definitions: Sequence[Definition]) -> str:
     return next((d.qualified_name for d in definitions if d.name == subject), subject)
 
 
-def _apply_self_names(pairs: list[tuple[Candidate, Span]], self_names: list[tuple[int, int, str]]) -> None:
+def _apply_self_names(candidates: list[Candidate], self_names: list[tuple[int, int, str]]) -> None:
     """Report a Go method's receiver variable as `self`, so that `s.Close()` in `func (s *S)` resolves like Python."""
     if not self_names:
         return
-    for candidate, _ in pairs:
+    for candidate in candidates:
         receiver = candidate.receiver
         if receiver is None:
             continue

@@ -63,3 +63,11 @@
 (array_pattern (identifier) @local.binding)
 (catch_clause parameter: (identifier) @local.binding)
 (for_in_statement left: (identifier) @local.binding)
+
+; ---- evident types of variables: `new Foo()` assigned, to a variable or to `this.x` -----------------------------
+(class_body) @local.scope.class
+(variable_declarator name: (identifier) @type.binding value: (new_expression constructor: [(identifier) (member_expression)] @type.call))
+(assignment_expression
+  left: (member_expression object: (this) property: (property_identifier) @type.member)
+  right: (new_expression constructor: [(identifier) (member_expression)] @type.call))
+(assignment_expression left: (member_expression object: (this) property: (property_identifier) @local.member))

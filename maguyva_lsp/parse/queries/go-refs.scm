@@ -58,3 +58,15 @@
 (const_spec name: (identifier) @local.binding)
 (range_clause left: (expression_list (identifier) @local.binding))
 (type_switch_statement alias: (expression_list (identifier) @local.binding))
+
+; ---- evident types: declared types of parameters and variables, composite literals assigned ----------------------
+(parameter_declaration name: (identifier) @type.binding type: [(type_identifier) (qualified_type)] @type.annotation)
+(parameter_declaration name: (identifier) @type.binding type: (pointer_type [(type_identifier) (qualified_type)] @type.annotation))
+(var_spec name: (identifier) @type.binding type: [(type_identifier) (qualified_type)] @type.annotation)
+(var_spec name: (identifier) @type.binding type: (pointer_type [(type_identifier) (qualified_type)] @type.annotation))
+(short_var_declaration
+  left: (expression_list . (identifier) @type.binding)
+  right: (expression_list . (composite_literal type: [(type_identifier) (qualified_type)] @type.call)))
+(short_var_declaration
+  left: (expression_list . (identifier) @type.binding)
+  right: (expression_list . (unary_expression operand: (composite_literal type: [(type_identifier) (qualified_type)] @type.call))))

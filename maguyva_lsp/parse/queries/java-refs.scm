@@ -45,3 +45,12 @@
 (lambda_expression parameters: (identifier) @local.binding)
 (inferred_parameters (identifier) @local.binding)
 (field_declaration declarator: (variable_declarator name: (identifier) @skip))
+
+; ---- evident types: declared types of locals, parameters and fields ----------------------------------------------
+(class_body) @local.scope.class
+(local_variable_declaration type: [(type_identifier) (scoped_type_identifier)] @type.annotation declarator: (variable_declarator name: (identifier) @type.binding))
+(local_variable_declaration type: (generic_type . [(type_identifier) (scoped_type_identifier)] @type.annotation) declarator: (variable_declarator name: (identifier) @type.binding))
+(formal_parameter type: [(type_identifier) (scoped_type_identifier)] @type.annotation name: (identifier) @type.binding)
+(formal_parameter type: (generic_type . [(type_identifier) (scoped_type_identifier)] @type.annotation) name: (identifier) @type.binding)
+(field_declaration type: [(type_identifier) (scoped_type_identifier)] @type.annotation declarator: (variable_declarator name: (identifier) @type.member))
+(field_declaration type: (generic_type . [(type_identifier) (scoped_type_identifier)] @type.annotation) declarator: (variable_declarator name: (identifier) @type.member))

@@ -53,3 +53,9 @@
 (tuple_pattern (identifier) @local.binding)
 (closure_parameters (identifier) @local.binding)
 (for_expression pattern: (identifier) @local.binding)
+
+; ---- evident types: declared types of parameters and `let` bindings --------------------------------------------
+(parameter pattern: (identifier) @type.binding type: [(type_identifier) (scoped_type_identifier)] @type.annotation)
+(parameter pattern: (identifier) @type.binding type: (reference_type type: [(type_identifier) (scoped_type_identifier)] @type.annotation))
+(let_declaration pattern: (identifier) @type.binding type: [(type_identifier) (scoped_type_identifier)] @type.annotation)
+(let_declaration pattern: (identifier) @type.binding value: (struct_expression name: [(type_identifier) (scoped_type_identifier)] @type.call))

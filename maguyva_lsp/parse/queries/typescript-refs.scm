@@ -17,3 +17,10 @@
 (nested_type_identifier module: (_) @reference.receiver name: (type_identifier) @reference)
 (type_identifier) @reference
 (import_require_clause (identifier) @import.alias source: (string (string_fragment) @import.module))
+
+; Types from annotations: parameters, variables, fields, constructor parameter properties.
+(required_parameter pattern: (identifier) @type.binding type: (type_annotation [(type_identifier) (nested_type_identifier)] @type.annotation))
+(optional_parameter pattern: (identifier) @type.binding type: (type_annotation [(type_identifier) (nested_type_identifier)] @type.annotation))
+(variable_declarator name: (identifier) @type.binding type: (type_annotation [(type_identifier) (nested_type_identifier)] @type.annotation))
+(public_field_definition name: (property_identifier) @type.member type: (type_annotation [(type_identifier) (nested_type_identifier)] @type.annotation))
+(required_parameter (accessibility_modifier) pattern: (identifier) @type.member type: (type_annotation [(type_identifier) (nested_type_identifier)] @type.annotation))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from graph_project import build_graph, resolved
+from graph_project import build_graph, edges, resolved
 
 from maguyva_lsp.graph.build import CodeGraph
 
@@ -250,3 +250,41 @@ def test_csharp_using_and_ruby_require(tmp_path: Path) -> None:
     assert ("lib/shapes.rb::Square.label", "lib/util/str.rb::Util.twice") in calls
     assert ("lib/shapes.rb::Square", "lib/shapes.rb::Base") in resolved(graph, "inherits")
     assert ("lib/shapes.rb", "lib/util/str.rb") in resolved(graph, "imports")
+
+
+def test_declared_and_constructed_types_pick_the_right_method(tmp_path: Path) -> None:
+    graph = build_graph(
+        tmp_path,
+        {
+            "ts/shapes.ts": "export class Sq { area(): number { return 1; } }\n"
+            "export class Ci { area(): number { return 3; } }\n",
+            "ts/use.ts": """
+                import { Sq, Ci } from './shapes';
+                class Board {
+                  first: Sq;
+                  constructor(private second: Ci) { this.first = new Sq(); }
+                  total(c: Ci): number { const s = new Sq(); return s.area() + c.area() + this.first.area(); }
+                }
+                """,
+            "java/Shapes.java": "class Sq { int area() { return 1; } }\nclass Ci { int area() { return 3; } }\n",
+            "java/Use.java": "class Use { Sq field; int total(Ci c) { Sq s = null; return s.area() + c.area(); } }\n",
+            "go/shapes.go": "package shapes\n\ntype Sq struct{}\n\nfunc (q *Sq) Area() int { return 1 }\n\n"
+            "type Ci struct{}\n\nfunc (c *Ci) Area() int { return 3 }\n\n"
+            "func Total(c *Ci) int { s := &Sq{}; return s.Area() + c.Area() }\n",
+            "rs/lib.rs": "struct Sq;\nimpl Sq { fn area(&self) -> i32 { 1 } }\n"
+            "struct Ci;\nimpl Ci { fn area(&self) -> i32 { 3 } }\n"
+            "fn total(c: &Ci) -> i32 { let s = Sq {}; s.area() + c.area() }\n",
+        },
+    )
+    sure = {(u, v) for u, v, k, r in edges(graph) if k == "calls" and r == "member"}
+    assert {
+        ("ts/use.ts::Board.total", "ts/shapes.ts::Sq.area"),
+        ("ts/use.ts::Board.total", "ts/shapes.ts::Ci.area"),
+    } <= sure
+    assert {
+        ("java/Use.java::Use.total", "java/Shapes.java::Sq.area"),
+        ("java/Use.java::Use.total", "java/Shapes.java::Ci.area"),
+    } <= sure
+    assert {("go/shapes.go::Total", "go/shapes.go::Sq.Area"), ("go/shapes.go::Total", "go/shapes.go::Ci.Area")} <= sure
+    assert {("rs/lib.rs::total", "rs/lib.rs::Sq.area"), ("rs/lib.rs::total", "rs/lib.rs::Ci.area")} <= sure
+    assert not any(r == "ambiguous" for u, _, k, r in edges(graph) if k == "calls")
