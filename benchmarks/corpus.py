@@ -40,7 +40,7 @@ def stdlib_python_files() -> list[Path]:
 class Corpus:
     """A corpus ready to benchmark: the original folder, its working copy and the files a scan of it accepts."""
 
-    source: Path  # the folder as named (read only: jedi resolves imports here, where sys.path agrees)
+    source: Path  # the folder as named (read only)
     root: Path  # the working copy that the engine indexes and the edit benchmarks write to
     files: tuple[str, ...]  # root-relative POSIX paths the engine's scanner accepts, sorted
     total_bytes: int
@@ -63,7 +63,7 @@ def _ignore_dirs(folder: str, names: list[str]) -> set[str]:
 def prepare_corpus(source: Path, workdir: Path, excludes: tuple[str, ...] = STDLIB_EXCLUDES) -> Corpus:
     """Copy `source` (minus skipped folders) into `workdir` and list the files the engine would index there."""
     source = source.resolve()
-    root = workdir / source.name
+    root = workdir.resolve() / source.name
     shutil.copytree(source, root, symlinks=True, ignore=_ignore_dirs)
     report = WorkspaceScanner(root, max_file_size=DEFAULT_MAX_FILE_SIZE, exclude=excludes).scan()
     for rel in report.skipped:  # binary, oversized, excluded: gone, so that grep tools see the engine's files

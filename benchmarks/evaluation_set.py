@@ -85,11 +85,10 @@ def build_evaluation_set(
 
     truth = JediTruth(jedi_cache, corpus.fingerprint, f"{corpus.source} ({len(files)} files)")
     picks = symbol_candidates(corpus.root, tags, sizes.symbol_candidates, seed)
-    budget_left = jedi_budget_s
-    truth.ask(corpus.source, [p.position for p in picks], budget_left, log)
-    budget_left -= truth.ask_seconds
+    python = list(corpus.python_files)
+    truth.ask(corpus.root, python, [p.position for p in picks], jedi_budget_s, log)
     scopes = depth_one_scopes(picks, truth, sizes.impact)
-    truth.ask(corpus.source, scopes, budget_left, log)
+    truth.ask(corpus.root, python, scopes, jedi_budget_s - truth.ask_seconds, log)
     references, ref_skips = reference_cases(picks, truth, file_set, sizes.references)
     impact, impact_skips = impact_cases(picks, truth, file_set, sizes.impact)
     cases += references + impact

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -22,6 +23,8 @@ DEFAULT_CACHE = Path(__file__).resolve().parent / "data" / "jedi_truth.json"
 # machine is) is recorded as a timeout and skipped.
 JEDI_CPU_SECONDS = 90.0
 NO_LIMIT = 1_000_000_000  # jedi caps a project search at 30 parsed files; lifted so that its answer is complete
+# A failure other than a timeout (jedi's own errors) is asked again in a later run, up to this many attempts in all.
+MAX_ATTEMPTS = 2
 
 Position = tuple[str, int, int]  # (root-relative path, 0-based line, 0-based column) of a name
 
@@ -81,12 +84,29 @@ class JediTruth:
         )
 
     def missing(self, positions: Iterable[Position]) -> list[Position]:
-        return [p for p in positions if position_key(p) not in self._entry["answers"]]
+        """Positions without an answer, or whose failure (not a timeout) may be retried."""
+        out = []
+        for position in positions:
+            raw = self._entry["answers"].get(position_key(position))
+            if raw is None:
+                out.append(position)
+                continue
+            error = raw.get("error")
+            if error and not error.startswith("timeout") and raw.get("attempts", 1) < MAX_ATTEMPTS:
+                out.append(position)
+        return out
 
     def ask(
-        self, source: Path, positions: Iterable[Position], budget_s: float, log: Callable[[str], None] = print
+        self,
+        root: Path,
+        files: Iterable[str],
+        positions: Iterable[Position],
+        budget_s: float,
+        log: Callable[[str], None] = print,
     ) -> int:
-        """Ask jedi (project = `source`) for every position without an answer, until `budget_s` is spent."""
+        """Ask jedi for every position without an answer, until `budget_s` is spent. The project is `root` (the
+        corpus copy, which holds only the corpus files): jedi walks every Python file under its project folder, and
+        puts the project first on its sys.path, so imports resolve to the same copy."""
         todo = self.missing(positions)
         if not todo or budget_s <= 0:
             return 0
@@ -98,17 +118,25 @@ class JediTruth:
         jedi_references._OPENED_FILE_LIMIT = NO_LIMIT
         # parso evicts parsed files past 600 while jedi still holds their nodes (KeyError deep in jedi): keep them.
         parso.cache._CACHED_SIZE_TRIGGER = NO_LIMIT
-        project = jedi.Project(str(source))
+        # A private parso cache: an answer cut short by its timeout can leave a truncated pickle behind, and a shared
+        # cache (~/.cache/parso) then fails later parses with EOFError.
+        parso_cache = tempfile.TemporaryDirectory(prefix="jedi-truth-")
+        jedi.settings.cache_directory = parso_cache.name
+        project = jedi.Project(str(root))
+        started = time.perf_counter()
+        _preparse(project, root, files, Path(parso_cache.name))
+        log(f"jedi: parsed the corpus in {time.perf_counter() - started:.0f} s")
         use_alarm = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGPROF, _on_alarm) if use_alarm else None
-        started = time.perf_counter()
         asked = 0
         try:
             for position in todo:
                 if time.perf_counter() - started > budget_s:
                     log(f"jedi: time budget of {budget_s:.0f} s spent; {len(todo) - asked} positions left unasked")
                     break
-                answer = _references(jedi, project, source, position, use_alarm)
+                answer = _references(jedi, project, root, position, use_alarm)
+                earlier = self._entry["answers"].get(position_key(position))
+                answer["attempts"] = (earlier or {}).get("attempts", 1 if earlier else 0) + 1
                 self._entry["answers"][position_key(position)] = answer
                 asked += 1
                 log(
@@ -120,6 +148,7 @@ class JediTruth:
             if use_alarm:
                 _set_cpu_alarm(0)
                 signal.signal(signal.SIGPROF, previous)
+            parso_cache.cleanup()
         self.asked += asked
         self.ask_seconds += time.perf_counter() - started
         return asked
@@ -130,6 +159,17 @@ class JediTruth:
         tmp = self.cache_path.with_suffix(".tmp")
         tmp.write_text(text + "\n", encoding="utf-8")
         tmp.replace(self.cache_path)
+
+
+def _preparse(project: Any, root: Path, files: Iterable[str], cache_dir: Path) -> None:
+    """Parse every corpus file once with jedi's grammar into parso's memory cache, where jedi finds them: the CPU
+    limit per answer then measures inference, not how many files happened to be parsed already."""
+    grammar = project.get_environment().get_grammar()
+    for rel in files:
+        try:
+            grammar.parse(path=str(root / rel), cache=True, cache_path=cache_dir)
+        except (OSError, LookupError, ValueError):  # unreadable, unknown coding cookie, undecodable: jedi skips too
+            continue
 
 
 def _references(jedi: Any, project: Any, source: Path, position: Position, use_alarm: bool) -> dict[str, Any]:
