@@ -35,12 +35,14 @@ from maguyva_lsp.graph import queries
 from maguyva_lsp.graph.build import CodeGraph
 from maguyva_lsp.graph.centrality import DAMPING, pagerank
 from maguyva_lsp.graph.model import GUESS_WEIGHT, RESOLVED_WEIGHT, symbol_id
+from maguyva_lsp.graph.modules import python_components
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, PathClass, SourceFile
 from maguyva_lsp.parse.analyze import analyze_file
 
 SEED = 20240531
 SAMPLE_SIZE = 50
 JEDI_TIMEOUT_SECONDS = 300
+JEDI_CHECK_TIMEOUT_SECONDS = 60
 TRUTH_PATH = Path(__file__).parent / "data" / "graph_jedi_truth.json"
 TEST_FOLDER_MARKERS = ("test", "tests", "idle_test")
 PAGERANK_REPEATS = 5
@@ -229,7 +231,11 @@ def quality(graph: CodeGraph, root: Path, size: int, refresh: bool) -> dict[str,
             "answers": {k: v for k, v in truth.get("answers", {}).items() if k in keys},
         }
     ask_jedi(root, truth["sample"], truth)
-    counts = {name: {"tp": 0, "fp": 0, "fn": 0, "itp": 0, "ifp": 0, "ifn": 0} for name in THRESHOLDS}
+    extras = _extras(graph, truth)
+    check_extras(root, graph, extras, truth)
+    counts = {
+        name: {"tp": 0, "fp": 0, "fn": 0, "itp": 0, "ifp": 0, "ifn": 0, "agree": 0, "deny": 0} for name in THRESHOLDS
+    }
     used = failed = missing = 0
     misses: list[str] = []
     for item in truth["sample"]:
@@ -252,6 +258,9 @@ def quality(graph: CodeGraph, root: Path, size: int, refresh: bool) -> dict[str,
             c["tp"] += len(found & expected)
             c["fp"] += len(found - expected)
             c["fn"] += len(expected - found)
+            verdicts = [truth["site_checks"].get(_site_key(key, site)) for site in found - expected]
+            c["agree"] += verdicts.count("agrees")
+            c["deny"] += verdicts.count("disagrees")
             impacted = queries.impact(graph.state, graph.scores, [node_id], max_depth=1, min_weight=threshold)
             scopes = set()
             for i in impacted:
@@ -272,9 +281,68 @@ def quality(graph: CodeGraph, root: Path, size: int, refresh: bool) -> dict[str,
             "impact1_precision": _ratio(c["itp"], c["itp"] + c["ifp"]),
             "jedi_references": c["tp"] + c["fn"],
             "our_references": c["tp"] + c["fp"],
+            # Our extra uses checked one by one with jedi's goto at the use: it lands on the function (agrees), on
+            # something else (disagrees), or cannot tell. Precision counting the agreements, over the decided uses:
+            "extras_jedi_agrees": c["agree"],
+            "extras_jedi_disagrees": c["deny"],
+            "extras_undecided": c["fp"] - c["agree"] - c["deny"],
+            "precision_where_jedi_decides": _ratio(c["tp"] + c["agree"], c["tp"] + c["agree"] + c["deny"]),
+            # Conservative: a use counts as right only when get_references or goto confirms it.
+            "precision_confirmed_by_jedi": _ratio(c["tp"] + c["agree"], c["tp"] + c["fp"]),
         }
     report["differences"] = misses
     return report
+
+
+def _site_key(key: str, site: tuple[Any, ...]) -> str:
+    return f"{key}|{site[0]}:{site[1]}:{site[2]}"
+
+
+def _extras(graph: CodeGraph, truth: dict[str, Any]) -> dict[str, tuple[dict[str, Any], tuple[str, int, int]]]:
+    """Every use we report (at any weight) that jedi's get_references did not, keyed for the cache."""
+    out: dict[str, tuple[dict[str, Any], tuple[str, int, int]]] = {}
+    for item in truth["sample"]:
+        key = f"{item['path']}::{item['qualified_name']}"
+        answer = truth["answers"].get(key, {})
+        node_id = symbol_id(item["path"], item["qualified_name"])
+        if "error" in answer or node_id not in graph.state.nodes:
+            continue
+        expected = {tuple(r) for r in answer["refs"]}
+        for use in queries.references(graph.state, [node_id]):
+            site = (use.path, use.site.span.start_line, use.site.span.start_col)
+            if site not in expected:
+                out[_site_key(key, site)] = (item, site)
+    return out
+
+
+def check_extras(
+    root: Path, graph: CodeGraph, extras: dict[str, tuple[dict[str, Any], tuple[str, int, int]]], truth: dict[str, Any]
+) -> None:
+    """Ask jedi's goto at each extra use whether it leads to the sampled function (cached with the answers)."""
+    import jedi
+
+    checks = truth.setdefault("site_checks", {})
+    project = jedi.Project(str(root))
+    signal.signal(signal.SIGALRM, _alarm)
+    for site_key, (item, (path, line, column)) in sorted(extras.items()):
+        if site_key in checks:
+            continue
+        signal.alarm(JEDI_CHECK_TIMEOUT_SECONDS)
+        try:
+            names = jedi.Script(path=str(root / path), project=project).goto(line + 1, column, follow_imports=True)
+            # By full name: jedi often lands on typeshed's stub of the very same function (`tkinter.Text.mark_set`).
+            target = ".".join([*python_components(item["path"]), item["qualified_name"]])
+            if any(n.full_name == target for n in names):
+                checks[site_key] = "agrees"
+            else:
+                checks[site_key] = "disagrees" if names else "undecided"
+        except _JediTimeoutError:
+            checks[site_key] = "undecided"
+        except Exception:  # jedi's own failures: the use stays undecided
+            checks[site_key] = "undecided"
+        finally:
+            signal.alarm(0)
+        TRUTH_PATH.write_text(json.dumps(truth, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def _ratio(part: int, whole: int) -> float | None:

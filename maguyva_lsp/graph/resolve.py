@@ -42,6 +42,8 @@ from maguyva_lsp.parse.ref_query import split_receiver
 
 # More candidates than this for one name is noise (`get`, `close`, `run`): no edge at all rather than a dozen weak ones.
 MAX_CANDIDATES = 8
+# The weight left to a guessed method when the use only reads `obj.name` instead of calling it.
+READ_GUESS_FACTOR = 0.5
 # Levels of base classes searched for a member.
 MAX_BASE_DEPTH = 12
 _SUPER_RE = re.compile(r"^super\b")
@@ -295,18 +297,18 @@ class _Resolver:
             bases = [b for c in self._enclosing_classes(ref.enclosing) for b in self._bases(c)]
             return self._member(bases, ref.name)
         if not all(_IDENTIFIER_RE.match(p) or _INSTANCE_RE.match(p) for p in parts):
-            return self._guess_member(ref.name)  # a subscript or a literal: its type is unknown
+            return self._guess_member(ref.name, ref.kind)  # a subscript or a literal: its type is unknown
         if head in SELF_NAMES and not (head == "self" and "::" in receiver):
             classes = self._enclosing_classes(ref.enclosing)
             if len(parts) == 1:
                 return self._member(classes, ref.name)
             inner = self._walk(classes, parts[1:])  # `self.Inner.f()`; `self.attr.f()` is an attribute of unknown type
-            return self._member(inner, ref.name) if inner else self._guess_member(ref.name)
+            return self._member(inner, ref.name) if inner else self._guess_member(ref.name, ref.kind)
         namespace = self._namespace(parts, ref.enclosing)
         if namespace is None and "::" in receiver:  # Rust paths: `crate::a::f()`, `super::f()`, `a::f()`
             namespace = [module_id(f) for f in self._module_files(receiver)] or None
         if namespace is None:
-            return self._guess_member(ref.name)
+            return self._guess_member(ref.name, ref.kind)
         return self._lookup(namespace, ref.name)
 
     def _namespace(self, parts: list[str], enclosing: str | None) -> list[str] | None:
@@ -474,7 +476,7 @@ class _Resolver:
             out.extend(t.node_id for t in targets if self.index.nodes[t.node_id].kind in CLASS_KINDS)
         return [b for b in dict.fromkeys(out) if b != class_id]
 
-    def _guess_member(self, name: str) -> list[Target]:
+    def _guess_member(self, name: str, kind: str) -> list[Target]:
         """`obj.name` with an unknown `obj`: a method of that name, guessed when only one exists, or when only one is
         in a file this file defines or imports (the objects a file handles mostly come from the modules it imports)."""
         if self.record.system is not None and name in BUILTIN_METHODS.get(self.record.system, frozenset()):
@@ -486,7 +488,11 @@ class _Resolver:
             near = [c for c in candidates if nodes[c].path in known]
             if near:
                 candidates = near
-        return _spread(candidates, "guess")
+        targets = _spread(candidates, "guess")
+        if kind == "call":
+            return targets
+        # `obj.name` read, not called: more often a data attribute that shares a method's name than the method.
+        return [Target(t.node_id, t.resolution, t.weight * READ_GUESS_FACTOR) for t in targets]
 
     def _known_files(self) -> frozenset[str]:
         """This file and the files its imports name (whole modules, or the modules names are imported from)."""

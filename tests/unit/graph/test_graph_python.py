@@ -9,6 +9,7 @@ from graph_project import build_graph, edges, resolved
 
 from maguyva_lsp.graph.build import CodeGraph
 from maguyva_lsp.graph.model import GUESS_WEIGHT, RESOLVED_WEIGHT
+from maguyva_lsp.graph.resolve import READ_GUESS_FACTOR
 
 PROJECT = {
     "pkg/__init__.py": """
@@ -119,11 +120,14 @@ def test_unknown_receiver_is_a_guess_when_one_method_fits(tmp_path: Path) -> Non
             "box.py": "class Box:\n    def pack_all(self):\n        pass\n\nclass Bag:\n    def seal(self):\n"
             "        pass\n",
             "crate.py": "class Crate:\n    def seal(self):\n        pass\n",
-            "use.py": "def run(thing, other):\n    thing.pack_all()\n    other.seal()\n    other.close()\n",
+            "use.py": "def run(thing, other):\n    thing.pack_all()\n    other.seal()\n    other.close()\n\n"
+            "def later(thing):\n    return thing.pack_all\n",
         },
     )
     (site,) = graph.state.graph.edges["use.py::run", "box.py::Box.pack_all"]["sites"]
     assert (site.resolution, site.weight) == ("guess", GUESS_WEIGHT)
+    (read,) = graph.state.graph.edges["use.py::later", "box.py::Box.pack_all"]["sites"]
+    assert (read.kind, read.resolution, read.weight) == ("references", "guess", GUESS_WEIGHT * READ_GUESS_FACTOR)
     found = {v: d["sites"][0].resolution for _, v, d in graph.state.graph.out_edges("use.py::run", data=True)}
     # `seal` has two candidates: a weaker edge to each; `close` is a built-in method name (files): never guessed
     assert found == {
