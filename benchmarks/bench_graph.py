@@ -308,7 +308,7 @@ def _extras(graph: CodeGraph, truth: dict[str, Any]) -> dict[str, tuple[dict[str
         if "error" in answer or node_id not in graph.state.nodes:
             continue
         expected = {tuple(r) for r in answer["refs"]}
-        for use in queries.references(graph.state, [node_id]):
+        for use in queries.references(graph.state, [node_id], min_weight=0.0):
             site = (use.path, use.site.span.start_line, use.site.span.start_col)
             if site not in expected:
                 out[_site_key(key, site)] = (item, site)

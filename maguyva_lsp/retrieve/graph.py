@@ -178,14 +178,16 @@ class GraphRetriever:
             state = self.graph.state
             return [state.nodes[n] for n in queries.nodes_at(state, path, line, column)]
 
-    def references(self, symbol: str, *, min_weight: float = 0.0) -> list[Use]:
+    def references(self, symbol: str, *, min_weight: float = queries.REFERENCE_MIN_WEIGHT) -> list[Use]:
         with self.graph.lock:
             state = self.graph.state
             return queries.references(
                 state, queries.find_symbols(state, self.graph.scores, symbol), min_weight=min_weight
             )
 
-    def references_at(self, path: str, line: int, column: int, *, min_weight: float = 0.0) -> list[Use]:
+    def references_at(
+        self, path: str, line: int, column: int, *, min_weight: float = queries.REFERENCE_MIN_WEIGHT
+    ) -> list[Use]:
         """Uses of whatever the position names (for `textDocument/references`)."""
         with self.graph.lock:
             state = self.graph.state
