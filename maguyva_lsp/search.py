@@ -56,6 +56,10 @@ class SearchContext(Protocol):
 
     def uri(self, path: str) -> str: ...
 
+    def line_text(self, path: str, line: int) -> str:
+        """One line of an indexed file ("" when unknown): the snippet of a hit that brought none (a call site)."""
+        ...
+
     @property
     def indexing(self) -> bool:
         """True while an index is still being built: results may be partial."""
@@ -210,7 +214,7 @@ class SearchPipeline:
             symbol=hit.symbol,
             kind=hit.kind,
             score=fused.score,
-            snippet=hit.snippet,
+            snippet=hit.snippet or self._context.line_text(hit.path, hit.span.start_line).strip(),
             modalities=fused.modalities,
             centrality=fused.centrality,
             boost=fused.boost,

@@ -64,6 +64,9 @@ class FixedContext:
     def uri(self, path: str) -> str:
         return f"file:///ws/{path}"
 
+    def line_text(self, path: str, line: int) -> str:
+        return f"line {line} of {path}"
+
 
 # What each modality returns for every query of these scenarios.
 LISTS: dict[Modality, list[tuple[str, int, str | None]]] = {

@@ -79,6 +79,9 @@ class Context:
     def uri(self, path: str) -> str:
         return f"file:///ws/{path}"
 
+    def line_text(self, path: str, line: int) -> str:
+        return f"line {line} of {path}"
+
     @property
     def indexing(self) -> bool:
         return self._indexing
