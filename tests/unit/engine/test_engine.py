@@ -95,6 +95,7 @@ def test_full_index_answers_every_intent(tmp_path: Path) -> None:
         assert found["results"][0]["uri"].endswith("app/config.py")
         callers = engine.search("who calls load_config").to_json()
         assert callers["results"][0]["symbol"] == "Server.__init__"
+        assert callers["results"][0]["snippet"] == "self.config = load_config(path)"  # the call site's own line
         literal = engine.search('"ECONNREFUSED"').to_json()
         assert [r["uri"].rsplit("/", 1)[-1] for r in literal["results"]] == ["README.md"]
         assert engine.definition("app/server.py", 5, 24) == [
