@@ -163,7 +163,7 @@ def _components(components: dict[str, Any]) -> str:
             )
         )
     for row in components.get("hamming", []):
-        faiss = f", faiss {row['faiss_ms']} ms" if "faiss_ms" in row else ""
+        faiss = f", faiss {row['faiss_ms']} ms (1 thread {row['faiss_1thread_ms']} ms)" if "faiss_ms" in row else ""
         lines.append(
             f"Hamming top-50 over {row['codes']:,} x {row['bits']}-bit codes: numpy {row['numpy_search_ms']} ms "
             f"({row['gb_s']} GB/s){faiss}"
