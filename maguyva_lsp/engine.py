@@ -132,7 +132,9 @@ class Engine:
         return self._semantic_lane.wait(timeout)
 
     def centrality(self, path: str, symbol: str | None) -> float:
-        return self.graph.centrality(path, symbol)
+        """The boost's input: the symbol's PageRank × node count. A hit outside any definition (imports, module-level
+        code) gets 0: the boost lifts hubs, and the lines at the top of a much-imported file are not one."""
+        return self.graph.centrality(path, symbol) if symbol else 0.0
 
     def path_class(self, path: str) -> PathClass:
         state = self._files.get(path)

@@ -25,7 +25,7 @@ from maguyva_lsp.query.profiles import (
     modalities_for,
     preset_spec,
 )
-from maguyva_lsp.rank.fusion import FusedResult, fuse
+from maguyva_lsp.rank.fusion import FusedResult, fuse, rank_single
 from maguyva_lsp.rank.response import FusionStrategy, SearchResponse, SearchResult
 from maguyva_lsp.retrieve.base import Retriever, RetrieverError
 
@@ -160,25 +160,40 @@ class SearchPipeline:
         candidates = limit * CANDIDATES_PER_RESULT
         outcome = self._run(plan.modalities, request, candidates)
         notes: list[str] = []
-        if plan.strategy != "rrf" and not outcome.lists:
-            # The single planned modality could not answer: an honest fused answer from the others beats none.
+        if plan.strategy != "rrf" and not any(outcome.lists.values()):
+            # The single planned modality could not answer, or found nothing: an honest fused answer from the others
+            # beats none (a graph that cannot type a receiver still leaves text and structural matches).
             missed = ", ".join(plan.modalities)
             remaining = tuple(
-                m for m in modalities_for(classification.intent, FALLBACK_PRESET) if m not in outcome.skipped
+                m
+                for m in modalities_for(classification.intent, FALLBACK_PRESET)
+                if m not in outcome.skipped and m not in plan.modalities
             )
             plan = _Plan("rrf", remaining, PRESET_SPECS[FALLBACK_PRESET].rrf_k)
-            notes.append(f"{missed} could not answer; fell back to fused search over {', '.join(remaining) or 'none'}")
+            verdict = "found nothing" if outcome.lists else "could not answer"
+            notes.append(f"{missed} {verdict}; fell back to fused search over {', '.join(remaining) or 'none'}")
             more = self._run(remaining, request, candidates)
             outcome = _Outcome(more.lists, {**outcome.skipped, **more.skipped}, outcome.partial or more.partial)
         weights = WEIGHTS[classification.intent]
-        fused = fuse(
-            outcome.lists,
-            weights,
-            plan.rrf_k,
-            key_of=self._key_of,
-            centrality_of=self._centrality_of,
-            path_class_of=self._context.path_class,
-        )
+        if plan.strategy == "rrf":
+            fused = fuse(
+                outcome.lists,
+                weights,
+                plan.rrf_k,
+                key_of=self._key_of,
+                centrality_of=self._centrality_of,
+                path_class_of=self._context.path_class,
+            )
+        else:
+            (modality,) = plan.modalities
+            fused = rank_single(
+                outcome.lists.get(modality, []),
+                _single_weight(weights, modality),
+                plan.rrf_k,
+                modality=modality,
+                centrality_of=self._centrality_of,
+                path_class_of=self._context.path_class,
+            )
         results = tuple(self._result(r) for r in fused[:limit])
         elapsed_ms = (time.perf_counter() - started) * 1000.0
         log.debug(
@@ -285,3 +300,9 @@ def _check_pattern(pattern: str, case_sensitive: bool) -> None:
         plan_regex(pattern.strip(), case_sensitive=case_sensitive)
     except RetrieverError as exc:
         raise ValueError(str(exc)) from exc
+
+
+def _single_weight(weights: Mapping[Modality, float], modality: Modality) -> float:
+    """The weight of a single-retriever route's modality; `quick` on a profile that gives semantic no weight runs
+    another modality in its place, which then scores with its own weight."""
+    return weights[modality] if weights[modality] > 0 else 1.0

@@ -138,3 +138,37 @@ def fuse(
         fused.append(FusedResult(key, hit, total * boost * factor, by_modality, centrality, boost, factor, path_class))
     fused.sort(key=lambda r: (-r.score, r.hit.path, r.hit.span.start_line, r.key))
     return best_per_file(fused)
+
+
+def rank_single(
+    hits: Sequence[Hit],
+    weight: float,
+    k: int,
+    *,
+    modality: Modality,
+    centrality_of: Callable[[Hit], float] = _zero_centrality,
+    path_class_of: Callable[[str], PathClass] = _source_class,
+) -> list[FusedResult]:
+    """The single-retriever routes (direct, semantic-only: SPEC §5, fusion skipped): the retriever's own order and
+    all its hits are kept — each scored weight / (k + rank + 1) × demotion, with no centrality boost and no per-file
+    dedup, since those exist to merge several lists. Only a repeated location (same path and line) is dropped.
+
+    The centrality is still looked up, for `explain`."""
+    seen: set[tuple[str, int]] = set()
+    out: list[FusedResult] = []
+    for rank, hit in enumerate(hits):
+        where = (hit.path, hit.span.start_line)
+        if where in seen:
+            continue
+        seen.add(where)
+        part = ModalityRank(rank, rrf_contribution(weight, k, rank))
+        path_class = path_class_of(hit.path)
+        factor = demotion(path_class)
+        key = default_key(hit)
+        out.append(
+            FusedResult(
+                key, hit, part.contribution * factor, {modality: part}, centrality_of(hit), 1.0, factor, path_class
+            )
+        )
+    out.sort(key=lambda r: -r.score)  # stable: demotion moves vendored hits down, nothing else reorders
+    return out

@@ -17,6 +17,7 @@ from maguyva_lsp.graph.build import CodeGraph, GraphState
 from maguyva_lsp.graph.centrality import CentralityScores
 from maguyva_lsp.graph.model import SymbolNode, Use
 from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus, Span
+from maguyva_lsp.query.snippet import defined_names
 from maguyva_lsp.tokens import split_identifier, subword_tokens
 
 # Score of a definition whose name is exactly the target; sub-word matches score their matched share below it.
@@ -102,6 +103,8 @@ class GraphRetriever:
                 targets = queries.find_symbols(state, scores, query.target)
                 impacted = queries.impact(state, scores, targets)[:limit]
                 return [self._impact_hit(state, i) for i in impacted]
+            if query.intent is Intent.FIND_SIMILAR:
+                return self._snippet_definitions(state, scores, query.target, limit)
             return self._definitions(state, scores, query, limit)
 
     def _use_hit(self, state: GraphState, use: Use) -> Hit:
@@ -153,6 +156,15 @@ class GraphRetriever:
                     ranked.setdefault(node_id, share)
         order = sorted(ranked, key=lambda n: (-ranked[n], -scores.of(n), n))[:limit]
         return [self._definition_hit(state.nodes[n], ranked[n], scores.of(n)) for n in order]
+
+    def _snippet_definitions(self, state: GraphState, scores: CentralityScores, snippet: str, limit: int) -> list[Hit]:
+        """For a pasted snippet: the definitions of the names it defines, central first; nothing when it defines
+        none (what it calls says nothing of what it resembles)."""
+        found: dict[str, None] = {}
+        for name in defined_names(snippet):
+            found.update(dict.fromkeys(n for n in state.by_name.get(name, ()) if not state.nodes[n].is_module))
+        order = sorted(found, key=lambda n: (-scores.of(n), n))[:limit]
+        return [self._definition_hit(state.nodes[n], EXACT_NAME_SCORE, scores.of(n)) for n in order]
 
     def _definition_hit(self, node: SymbolNode, match: float, centrality: float) -> Hit:
         return Hit(

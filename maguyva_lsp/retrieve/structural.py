@@ -23,6 +23,7 @@ from maguyva_lsp.model import (
     RetrieverStatus,
     Span,
 )
+from maguyva_lsp.query.snippet import defined_names
 from maguyva_lsp.tokens import subword_tokens
 
 log = logging.getLogger(__name__)
@@ -120,8 +121,21 @@ class StructuralRetriever:
             return merged[:limit]
         if query.intent is Intent.EXACT_MATCH:
             return []  # a literal that is not a name: nothing structural to say about it
+        if query.intent is Intent.FIND_SIMILAR:
+            return self._snippet_definitions(target, limit)
         words = [w for w in subword_tokens(target, drop_stopwords=True) if w not in QUERY_NOISE_WORDS]
         return [_definition_hit(m) for m in self._table.search_terms(words, limit)]
+
+    def _snippet_definitions(self, snippet: str, limit: int) -> list[Hit]:
+        """Definitions of the names a pasted snippet itself defines (`def normalize` → every `normalize`); nothing
+        when it defines none: the names it merely uses say what it calls, not what it resembles."""
+        hits = [
+            _definition_hit(m)
+            for name in defined_names(snippet)
+            for m in self._table.search(name, limit)
+            if m.definition.name == name
+        ]
+        return sorted(hits, key=lambda h: -h.score)[:limit]
 
     def goto_definition(self, name: str, from_path: str | None = None) -> list[Definition]:
         """Definitions of exactly this (possibly qualified) name: those in `from_path` first, then the rest."""

@@ -107,8 +107,10 @@ class TextRetriever:
         if query.regex:
             pattern = query.target if exact else query.text
             result = self.find_regex(pattern, case_sensitive=query.case_sensitive, limit=limit)
+        elif exact and not query.case_sensitive:
+            return self._literal_exact_case_first(query.target, limit)
         elif exact:
-            result = self.find_literal(query.target, case_sensitive=query.case_sensitive, limit=limit)
+            result = self.find_literal(query.target, case_sensitive=True, limit=limit)
         elif classification.intent in IDENTIFIER_INTENTS and is_identifier(query.target):
             result = self.find_identifier(query.target, limit=limit)
             if not result.hits and result.complete:
@@ -121,6 +123,21 @@ class TextRetriever:
             for hit in result.hits:
                 hit.detail["note"] = result.note
         return list(result.hits)
+
+    def _literal_exact_case_first(self, text: str, limit: int) -> list[Hit]:
+        """A literal matched regardless of case, but with the matches in the exact case typed ranked first: someone
+        who types `"Content-Type"` wants that spelling before `content-type`."""
+        exact = self.find_literal(text, case_sensitive=True, limit=limit)
+        loose = self.find_literal(text, case_sensitive=False, limit=limit)
+        if not exact.hits and not loose.hits and not (exact.complete and loose.complete):
+            raise RetrieverError(f"no match found, but the search was cut short: {loose.note or exact.note}")
+        seen = {(h.path, h.span.start_line, h.span.start_col) for h in exact.hits}
+        merged = list(exact.hits) + [h for h in loose.hits if (h.path, h.span.start_line, h.span.start_col) not in seen]
+        note = loose.note or exact.note
+        if note:
+            for hit in merged:
+                hit.detail["note"] = note
+        return merged[:limit]
 
     def find_literal(self, text: str, *, case_sensitive: bool = True, limit: int = DEFAULT_LIMIT) -> TextMatches:
         """Every occurrence of a literal string (it may span lines), ranked as text_results describes."""

@@ -146,3 +146,30 @@ def test_default_key_is_path_and_line() -> None:
 def test_nothing_in_nothing_out() -> None:
     assert fuse({}, FIND_DEFINITION, 40) == []
     assert fuse({"structural": []}, FIND_DEFINITION, 40) == []
+
+
+def test_single_route_keeps_the_retrievers_order_and_every_hit() -> None:
+    from maguyva_lsp.model import Hit, PathClass, Span
+    from maguyva_lsp.rank.fusion import rank_single
+
+    def hit(path: str, line: int) -> Hit:
+        return Hit(path, Span(line, 0, line, 5), 1.0, symbol="f")
+
+    hits = [hit("src/a.py", 3), hit("src/a.py", 9), hit("vendor/x.py", 1), hit("src/b.py", 4), hit("src/a.py", 3)]
+    ranked = rank_single(
+        hits,
+        0.6,
+        40,
+        modality="structural",
+        centrality_of=lambda h: 1e6,  # a hub: a fused route would boost it 1.5x, the direct route does not
+        path_class_of=lambda p: PathClass.VENDOR if p.startswith("vendor/") else PathClass.SOURCE,
+    )
+    assert [(r.hit.path, r.hit.span.start_line) for r in ranked] == [
+        ("src/a.py", 3),
+        ("src/a.py", 9),  # the same file twice: nothing is deduplicated per file on a single route
+        ("src/b.py", 4),  # the vendored hit at rank 2 falls below it: 0.6/43 × 0.5 < 0.6/44
+        ("vendor/x.py", 1),
+    ]
+    assert [r.score for r in ranked] == [0.6 / 41, 0.6 / 42, 0.6 / 44, 0.6 / 43 * 0.5]
+    assert all(r.boost == 1.0 for r in ranked)
+    assert ranked[0].centrality == 1e6  # still shown by explain

@@ -272,10 +272,13 @@ def test_quick_without_semantic_falls_back(pipeline_of: type[SearchPipeline]) ->
     assert response.modalities == ("text", "structural")
 
 
-def test_a_direct_modality_that_answers_nothing_is_not_a_failure(pipeline_of: type[SearchPipeline]) -> None:
+def test_a_direct_modality_that_finds_nothing_falls_back_to_fusion(pipeline_of: type[SearchPipeline]) -> None:
     rs = make(structural=RecordingRetriever("structural", []))
     response = pipeline_of(rs).search("class Engine")
-    assert (response.fusion_strategy, response.results, response.notes) == ("direct", (), ())
+    assert response.fusion_strategy == "rrf"
+    assert response.modalities == ("semantic", "text")  # standard's other modalities for find_definition
+    assert response.notes == ("structural found nothing; fell back to fused search over semantic, text",)
+    assert response.results
 
 
 def test_the_results_are_fused_scored_and_cut_to_the_limit(pipeline_of: type[SearchPipeline], context: Context) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from text_corpus import build, write_tree
 
 from maguyva_lsp.model import ChangeBatch, Classification, Intent, RetrievalQuery
 from maguyva_lsp.retrieve.base import Retriever, RetrieverError
@@ -91,3 +94,16 @@ def test_scan_note_reaches_the_hits(retriever: TextRetriever) -> None:
 def test_memory_is_reported(retriever: TextRetriever) -> None:
     assert retriever.memory_bytes > 0
     assert retriever.chunk_count > retriever.document_count > 0
+
+
+def test_quoted_literal_ranks_the_exact_case_first(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "a_first.py": "HEADERS = {'content-type': 'text/plain'}\n",
+            "b_second.py": "HEADERS = {'Content-Type': 'text/plain'}\nOTHER = 'CONTENT-TYPE'\n",
+        },
+    )
+    retriever = build(tmp_path)
+    hits = retriever.search(ask(Intent.EXACT_MATCH, "Content-Type", '"Content-Type"', literal=True), 10)
+    assert [(h.path, h.span.start_line) for h in hits] == [("b_second.py", 0), ("a_first.py", 0), ("b_second.py", 1)]
