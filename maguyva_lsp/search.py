@@ -19,6 +19,7 @@ from maguyva_lsp.query.intent import classify, classify_pattern, has_specific_ta
 from maguyva_lsp.query.profiles import (
     DIRECT_CONFIDENCE,
     PRESET_SPECS,
+    QUESTION_TEST_RANK_PENALTY,
     WEIGHTS,
     PresetSpec,
     dominant_modality,
@@ -175,6 +176,8 @@ class SearchPipeline:
             more = self._run(remaining, request, candidates)
             outcome = _Outcome(more.lists, {**outcome.skipped, **more.skipped}, outcome.partial or more.partial)
         weights = WEIGHTS[classification.intent]
+        if classification.intent is Intent.UNDERSTAND_CODE:
+            outcome.lists.update({m: self._source_first(hits) for m, hits in outcome.lists.items()})
         if plan.strategy == "rrf":
             fused = fuse(
                 outcome.lists,
@@ -213,6 +216,14 @@ class SearchPipeline:
             rrf_k=plan.rrf_k,
             explain=explain,
         )
+
+    def _source_first(self, hits: list[Hit]) -> list[Hit]:
+        """The list with each test-path hit moved QUESTION_TEST_RANK_PENALTY places down (stable otherwise)."""
+        is_test = [self._context.path_class(h.path) is PathClass.TEST for h in hits]
+        if not any(is_test):
+            return hits
+        order = sorted(range(len(hits)), key=lambda i: i + (QUESTION_TEST_RANK_PENALTY if is_test[i] else 0))
+        return [hits[i] for i in order]
 
     def _key_of(self, hit: Hit) -> str:
         return self._context.chunk_key(hit.path, hit.span.start_line)

@@ -14,6 +14,9 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
+from maguyva_lsp.model import PathClass
+from maguyva_lsp.scan.classify import classify_path
+
 DAMPING = 0.85  # the probability of following an edge rather than jumping anywhere (Brin & Page)
 TOLERANCE = 1e-6  # per node, as networkx: stop when the L1 change is below node count × this
 MAX_ITERATIONS = 100
@@ -158,7 +161,11 @@ class EdgeMatrix:
             self._files[index] = ""
 
     def set_edges(self, path: str, edges: list[tuple[str, str, float]]) -> None:
-        """Replace one file's outgoing edges (source and target ids, weight)."""
+        """Replace one file's outgoing edges (source and target ids, weight). A test file's uses do not vote: a helper
+        that a thousand tests call is not a hub of the code base (its nodes keep their share; impact still sees them,
+        since this matrix only serves centrality)."""
+        if classify_path(path) is PathClass.TEST:
+            edges = []
         slot_of = self._slot_of
         kept = [(slot_of[s], slot_of[t], w) for s, t, w in edges if s in slot_of and t in slot_of]
         if not kept:

@@ -30,6 +30,11 @@ WEIGHTS: Mapping[Intent, Mapping[Modality, float]] = MappingProxyType(
     {intent: MappingProxyType(dict(zip(MODALITIES, row, strict=True))) for intent, row in _WEIGHT_ROWS.items()}
 )
 
+# A question about how code works is answered by the code, not by its tests (whose names repeat the question's words):
+# for understand_code, each retriever's list moves test-path hits this many places down before fusion. The SPEC's
+# fusion itself is untouched; this is a ranking policy of the lists, by rank so that it weighs alike in every list.
+QUESTION_TEST_RANK_PENALTY = 10
+
 ModalityRule = Literal["semantic_only", "top_three", "all_weighted"]
 # `standard` keeps this many of the highest-weighted modalities.
 STANDARD_MODALITY_COUNT = 3

@@ -340,3 +340,24 @@ def test_a_closed_pipeline_refuses_to_search(context: Context) -> None:
     pipeline.close()
     with pytest.raises(RuntimeError, match="closed"):
         pipeline.search("class Engine")
+
+
+def test_questions_move_test_hits_down_each_list_before_fusion(
+    pipeline_of: type[SearchPipeline], context: Context
+) -> None:
+    def h(path: str) -> Hit:
+        return Hit(path, Span(0, 0, 0, 1), 1.0, "f")
+
+    tests_first = [h("tests/test_cache.py"), h("src/cache.py")]
+    context.classes["tests/test_cache.py"] = PathClass.TEST
+    rs = make(
+        semantic=RecordingRetriever("semantic", list(tests_first)),
+        text=RecordingRetriever("text", list(tests_first)),
+        structural=RecordingRetriever("structural", list(tests_first)),
+    )
+    response = pipeline_of(rs).search("how does the cache expire entries")
+    assert [r.path for r in response.results] == ["src/cache.py", "tests/test_cache.py"]
+    assert response.results[0].modalities["semantic"].rank == 0  # the source hit moved up to rank 0
+    # Another intent keeps each retriever's order.
+    same = pipeline_of(rs).search("find_cached_entry")
+    assert same.results[0].path == "tests/test_cache.py"
