@@ -139,24 +139,26 @@ class SymbolTable:
         self._next_id += 1
         self._entries[eid] = entry
         self._by_compact.add(keys.compact, eid)
-        for word in keys.name_subwords:
-            self._name_sub.add(word, eid)
-        for word in keys.parent_subwords:
-            self._parent_sub.add(word, eid)
-        for word in keys.signature_subwords:
-            self._sig_sub.add(word, eid)
+        for postings, words in self._subword_fields(keys):
+            for word in words:
+                postings.add(word, eid)
         return eid
 
     def _drop_path(self, path: str) -> None:
         for eid in self._by_path.pop(path, ()):
             keys = index_keys(self._entries.pop(eid).definition)  # the same keys it was filed under
             self._by_compact.discard(keys.compact, eid)
-            for word in keys.name_subwords:
-                self._name_sub.discard(word, eid)
-            for word in keys.parent_subwords:
-                self._parent_sub.discard(word, eid)
-            for word in keys.signature_subwords:
-                self._sig_sub.discard(word, eid)
+            for postings, words in self._subword_fields(keys):
+                for word in words:
+                    postings.discard(word, eid)
+
+    def _subword_fields(self, keys: IndexKeys) -> tuple[tuple[Postings, Iterable[str]], ...]:
+        """Each subword posting list with the words of `keys` it files an entry under (one pairing for add and drop)."""
+        return (
+            (self._name_sub, keys.name_subwords),
+            (self._parent_sub, keys.parent_subwords),
+            (self._sig_sub, keys.signature_subwords),
+        )
 
     # ---- per-file questions ----------------------------------------------------------------------------------
 

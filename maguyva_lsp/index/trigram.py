@@ -88,18 +88,25 @@ class TrigramQuery:
 MATCH_ALL = TrigramQuery("and")
 
 
-def all_of(trigrams: Iterable[int] = (), subs: Iterable[TrigramQuery] = ()) -> TrigramQuery:
-    """AND, flattened: nested ANDs are inlined and always-true parts dropped."""
-    grams = set(trigrams)
+def _flatten(op: Literal["and", "or"], subs: Iterable[TrigramQuery]) -> tuple[set[int], list[TrigramQuery]]:
+    """The trigrams and sub-queries of an `op` over `subs`: same-op children are inlined, one-trigram ones lifted."""
+    grams: set[int] = set()
     kept: list[TrigramQuery] = []
     for sub in subs:
-        if sub.op == "and":
+        if sub.op == op:
             grams.update(sub.trigrams)
             kept.extend(sub.subs)
         elif len(sub.trigrams) == 1 and not sub.subs:
             grams.update(sub.trigrams)
         else:
             kept.append(sub)
+    return grams, kept
+
+
+def all_of(trigrams: Iterable[int] = (), subs: Iterable[TrigramQuery] = ()) -> TrigramQuery:
+    """AND, flattened: nested ANDs are inlined and always-true parts dropped."""
+    grams, kept = _flatten("and", subs)
+    grams.update(trigrams)
     if not grams and len(kept) == 1:
         return kept[0]
     if len(grams) > MAX_AND_TRIGRAMS:
@@ -110,18 +117,10 @@ def all_of(trigrams: Iterable[int] = (), subs: Iterable[TrigramQuery] = ()) -> T
 
 def any_of(subs: Iterable[TrigramQuery]) -> TrigramQuery:
     """OR, flattened; one always-true alternative makes the whole OR always true."""
-    grams: set[int] = set()
-    kept: list[TrigramQuery] = []
-    for sub in subs:
-        if sub.is_all:
-            return MATCH_ALL
-        if sub.op == "or":
-            grams.update(sub.trigrams)
-            kept.extend(sub.subs)
-        elif len(sub.trigrams) == 1 and not sub.subs:
-            grams.update(sub.trigrams)
-        else:
-            kept.append(sub)
+    subs = tuple(subs)
+    if any(sub.is_all for sub in subs):
+        return MATCH_ALL
+    grams, kept = _flatten("or", subs)
     if not grams and not kept:
         return MATCH_ALL  # an OR of nothing never comes from a real pattern; staying sound costs nothing
     if not grams and len(kept) == 1:
