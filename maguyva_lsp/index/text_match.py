@@ -52,7 +52,8 @@ class Matcher(Protocol):
         ...
 
     def preferred(self, doc: TextDocument) -> int:
-        """0 when the document holds one of the better kind of match (whole word, definition), else 1."""
+        """0 when the document holds one of the better kind of match (whole word, definition), else more (lower is
+        better)."""
         ...
 
     def ordered(self, doc: TextDocument) -> Iterator[tuple[int, int]]:
@@ -180,6 +181,9 @@ class IdentifierMatcher:
     with a lookbehind would forgo the engine's literal-prefix scan and run 40x slower."""
 
     name: str
+    # The scope a qualified question named (`Queue` of `Queue.qsize`): files that hold it as a whole word, or are
+    # named after it (a module), rank before the other files with the same kind of match.
+    scope: str = ""
     _edges: _WordEdges | None = None
 
     def __post_init__(self) -> None:
@@ -187,11 +191,13 @@ class IdentifierMatcher:
 
     @property
     def description(self) -> str:
-        return "identifier"
+        return "identifier" if not self.scope else f"identifier, files with {self.scope} first"
 
-    def _all(self, text: str) -> Iterator[tuple[int, int]]:
-        assert self._edges is not None
-        name, size, edges = self.name, len(self.name), self._edges
+    def _all(self, text: str, name: str | None = None) -> Iterator[tuple[int, int]]:
+        name = self.name if name is None else name
+        edges = self._edges if name == self.name else _WordEdges(name)
+        assert edges is not None
+        size = len(name)
         pos = text.find(name)
         while pos >= 0:
             if edges.whole(text, pos, pos + size):
@@ -204,7 +210,13 @@ class IdentifierMatcher:
         return sum(1 for _ in self._all(doc.text))
 
     def preferred(self, doc: TextDocument) -> int:
-        return 0 if any(looks_like_definition(doc.text, s, e) for s, e in self._all(doc.text)) else 1
+        """0: a definition-looking line (in a file of the scope, when one is named); then the other combinations."""
+        defined = any(looks_like_definition(doc.text, s, e) for s, e in self._all(doc.text))
+        if not self.scope:
+            return 0 if defined else 1
+        stem = doc.path.rsplit("/", 1)[-1].split(".", 1)[0]
+        in_scope = stem == self.scope or next(self._all(doc.text, self.scope), None) is not None
+        return (0 if defined else 2) + (0 if in_scope else 1)
 
     def ordered(self, doc: TextDocument) -> Iterator[tuple[int, int]]:
         spans = list(self._all(doc.text))

@@ -1,5 +1,6 @@
 """The structural retriever: tree-sitter definitions in a symbol table. Identifier queries are answered by name
-(definitions first, then mere mentions of the name); natural-language queries by sub-word overlap with definitions."""
+(definitions first, then mere mentions of the name; a definition question that finds a definition of the name gets no
+mentions); natural-language queries by sub-word overlap with definitions."""
 
 from __future__ import annotations
 
@@ -113,6 +114,10 @@ class StructuralRetriever:
             matches = self._table.search(target, limit)
             hits = [_definition_hit(m) for m in matches]
             mention_score = MENTION_SCORE * (QUALIFIER_MISS_FACTOR if parsed.qualified else 1.0)
+            if query.intent is Intent.FIND_DEFINITION and any(m.score > mention_score for m in matches):
+                # A definition question with a definition to show: uses of the name would only crowd it out (each
+                # a near-equal RRF rank, and in its own file a call site's chunk can outscore the definition's).
+                return hits
             # Mentions of the name as asked, and of the names of definitions that outrank mentions (`parseConfig`
             # asked, `parse_config` defined: its uses are what the user is after).
             names = [parsed.name, *(m.definition.name for m in matches if m.score > mention_score)]

@@ -112,7 +112,7 @@ class TextRetriever:
         elif exact:
             result = self.find_literal(query.target, case_sensitive=True, limit=limit)
         elif classification.intent in IDENTIFIER_INTENTS and is_identifier(query.target):
-            result = self.find_identifier(query.target, limit=limit)
+            result = self._find_name(query.target, classification.intent, limit)
             if not result.hits and result.complete:
                 return self.find_text(query.text, limit=limit)
         else:
@@ -175,8 +175,9 @@ class TextRetriever:
             reason=reason,
         )
 
-    def find_identifier(self, name: str, *, limit: int = DEFAULT_LIMIT) -> TextMatches:
-        """Whole-word, case-sensitive occurrences of an identifier, definition-looking lines first."""
+    def find_identifier(self, name: str, *, limit: int = DEFAULT_LIMIT, scope: str = "") -> TextMatches:
+        """Whole-word, case-sensitive occurrences of an identifier, definition-looking lines first (and files that
+        hold `scope` before those that do not)."""
         _check_length("an identifier", name)
         if not name or limit <= 0:
             return _NO_MATCHES
@@ -184,12 +185,25 @@ class TextRetriever:
         reason = f": a name under {TRIGRAM_LEN} bytes has no trigram to narrow with"
         return self._run(
             query,
-            IdentifierMatcher(name),
+            IdentifierMatcher(name, scope),
             ignore_case=False,
             limit=limit,
             scan_cap=LITERAL_SCAN_MAX_CHARS,
             reason=reason,
         )
+
+    def _find_name(self, target: str, intent: Intent, limit: int) -> TextMatches:
+        """A name as an identifier. A qualified one (`Queue.qsize`) is written whole at some uses (`os.path.join`) but
+        never at its definition (`def qsize`): a definition question, or a use question whose whole name occurs
+        nowhere, searches the last part, files that hold the qualifier's last part first."""
+        qualifier, _, name = target.rpartition(".")
+        if not qualifier:
+            return self.find_identifier(target, limit=limit)
+        if intent is not Intent.FIND_DEFINITION:
+            whole = self.find_identifier(target, limit=limit)
+            if whole.hits or not whole.complete:
+                return whole
+        return self.find_identifier(name, limit=limit, scope=qualifier.rpartition(".")[2])
 
     def find_text(self, text: str, *, limit: int = DEFAULT_LIMIT) -> list[Hit]:
         """BM25 over chunks, each hit at the chunk's best-matching line."""

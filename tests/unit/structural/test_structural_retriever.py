@@ -89,7 +89,7 @@ def test_it_is_the_structural_retriever() -> None:
 
 
 def test_identifier_queries_put_definitions_before_mentions_and_mentions_before_prefix_matches() -> None:
-    hits = workspace().search(ask("parseConfig", Intent.FIND_DEFINITION, "where is parseConfig defined"), 10)
+    hits = workspace().search(ask("parseConfig", Intent.FIND_REFERENCES, "who calls parseConfig"), 10)
     got = [(h.path, h.span.start_line, h.kind, h.detail["match"]) for h in hits]
     assert got == [
         ("src/loader.py", 10, "function", "normalized"),
@@ -105,6 +105,24 @@ def test_identifier_queries_put_definitions_before_mentions_and_mentions_before_
     top = hits[0]
     assert (top.symbol, top.snippet, top.span) == ("parse_config", "def parse_config(text)", Span(10, 0, 13, 0))
     assert [h.score for h in hits[1:5]] == [MENTION_SCORE] * 4 and hits[0].score > MENTION_SCORE > hits[5].score
+
+
+def test_a_definition_question_that_finds_a_definition_gets_no_mentions() -> None:
+    hits = workspace().search(ask("parseConfig", Intent.FIND_DEFINITION, "where is parseConfig defined"), 10)
+    got = [(h.path, h.span.start_line, h.kind, h.detail["match"]) for h in hits]
+    assert got == [
+        ("src/loader.py", 10, "function", "normalized"),
+        ("src/loader.py", 20, "function", "separator_prefix"),
+        ("tests/test_loader.py", 0, "function", "subword"),
+        ("src/config.py", 2, "method", "subword_qualified"),
+    ]
+
+
+def test_a_definition_question_without_a_definition_of_the_name_gets_its_mentions() -> None:
+    retriever = StructuralRetriever()
+    retriever.apply(ChangeBatch(updated=(analysis("src/app.py", [], [ref("requests_get", "src/app.py", 4)]),)))
+    hits = retriever.search(ask("requests_get", Intent.FIND_DEFINITION, "where is requests_get defined"), 10)
+    assert [(h.path, h.span.start_line, h.detail["match"]) for h in hits] == [("src/app.py", 4, "mention")]
 
 
 def test_mentions_say_where_they_are() -> None:

@@ -107,3 +107,31 @@ def test_quoted_literal_ranks_the_exact_case_first(tmp_path: Path) -> None:
     retriever = build(tmp_path)
     hits = retriever.search(ask(Intent.EXACT_MATCH, "Content-Type", '"Content-Type"', literal=True), 10)
     assert [(h.path, h.span.start_line) for h in hits] == [("b_second.py", 0), ("a_first.py", 0), ("b_second.py", 1)]
+
+
+QUALIFIED_TREE = {
+    # `close` is defined in both files; only b_sockets.py holds the class the question names
+    "a_files.py": "class FileListener:\n    def close(self):\n        pass\n",
+    "b_sockets.py": "import os\n\nclass SocketListener:\n    def close(self):\n        os.close(self.fd)\n",
+    "c_use.py": "from b_sockets import SocketListener\nSocketListener.close(listener)\n",
+}
+
+
+def test_a_qualified_definition_question_finds_the_last_part_in_the_files_of_its_scope_first(tmp_path: Path) -> None:
+    write_tree(tmp_path, QUALIFIED_TREE)
+    retriever = build(tmp_path)
+    hits = retriever.search(ask(Intent.FIND_DEFINITION, "SocketListener.close", "SocketListener.close"), 10)
+    assert [(h.path, h.span.start_line) for h in hits[:2]] == [("b_sockets.py", 3), ("a_files.py", 1)]
+    assert hits[0].detail["match"] == "identifier, files with SocketListener first"
+
+
+def test_a_qualified_use_question_takes_the_whole_name_where_it_is_written(tmp_path: Path) -> None:
+    write_tree(tmp_path, QUALIFIED_TREE)
+    retriever = build(tmp_path)
+    hits = retriever.search(ask(Intent.FIND_REFERENCES, "SocketListener.close", "who calls SocketListener.close"), 10)
+    assert [(h.path, h.span.start_line, h.detail["match"]) for h in hits] == [("c_use.py", 1, "identifier")]
+    # written nowhere whole: its last part, the scope's files first
+    hits = retriever.search(ask(Intent.FIND_REFERENCES, "FileListener.close", "who calls FileListener.close"), 10)
+    got = [(h.path, h.span.start_line) for h in hits]
+    assert got == [("a_files.py", 1), ("b_sockets.py", 3), ("c_use.py", 1), ("b_sockets.py", 4)]
+    assert hits[0].detail["match"] == "identifier, files with FileListener first"
