@@ -223,6 +223,8 @@ def _impact(engine: Any, args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=2))
         return EXIT_OK
     print(f"impact of {payload['symbol']}: {len(payload['impacted'])} dependents")
+    if result.note:
+        print(f"  note: {result.note}")
     for item in payload["impacted"]:
         path = _display_path(item["uri"], engine.root)
         print(f"  depth {item['depth']}: {item['symbol']}  {path}:{item['range']['start']['line'] + 1}")

@@ -222,3 +222,22 @@ def _with_members(state: GraphState, node_ids: list[str]) -> list[str]:
             if q.startswith(prefix):
                 out.setdefault(member.node_id)
     return list(out)
+
+
+def namesakes(state: GraphState, node_id: str) -> int:
+    """How many definitions a use by this node's name alone could mean: those of the same name, of the same sort
+    (member or importable) and language family. Past MAX_CANDIDATES resolution gives such uses no edge at all, so
+    `obj.reset()` never reaches one `reset` of thirty: what depends on it is then unknown, not absent."""
+    node = state.nodes.get(node_id)
+    if node is None or node.is_module or not (node.member or node.toplevel):
+        return 0
+    record = state.records.get(node.path)
+    family = (record.system or record.language) if record else None
+    count = 0
+    for other_id in state.by_name.get(node.name, ()):
+        other = state.nodes[other_id]
+        other_record = state.records.get(other.path)
+        same_family = other_record is not None and (other_record.system or other_record.language) == family
+        if same_family and (other.member if node.member else other.toplevel):
+            count += 1
+    return count

@@ -16,6 +16,7 @@ from maguyva_lsp.graph import queries
 from maguyva_lsp.graph.build import CodeGraph, GraphState
 from maguyva_lsp.graph.centrality import CentralityScores
 from maguyva_lsp.graph.model import SymbolNode, Use
+from maguyva_lsp.graph.resolve import MAX_CANDIDATES
 from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus, Span
 from maguyva_lsp.query.snippet import defined_names
 from maguyva_lsp.tokens import split_identifier, subword_tokens
@@ -42,15 +43,18 @@ class ImpactResult:
 
     targets: tuple[SymbolNode, ...]
     impacted: tuple[ImpactedSymbol, ...]
+    # Said when uses by the target's name alone could not be attributed (too many definitions share the name).
+    note: str | None = None
 
     @property
     def symbol(self) -> str | None:
         return self.targets[0].display_name if self.targets else None
 
     def to_json(self, uri: Callable[[str], str]) -> dict[str, object]:
-        """`{symbol, impacted: [{uri, range, symbol, kind, depth, path, centrality}]}` with 0-based LSP ranges."""
+        """`{symbol, note?, impacted: [{uri, range, symbol, kind, depth, path, centrality}]}`, 0-based LSP ranges."""
         return {
             "symbol": self.symbol,
+            **({"note": self.note} if self.note else {}),
             "impacted": [
                 {
                     "uri": uri(i.node.path),
@@ -64,6 +68,15 @@ class ImpactResult:
                 for i in self.impacted
             ],
         }
+
+
+def _crowded_note(crowded: tuple[SymbolNode, int]) -> str:
+    node, count = crowded
+    use = f"obj.{node.name}(...)" if node.member else f"{node.name}(...) without an import"
+    return (
+        f"{count} definitions are named {node.name}: a use by that name alone ({use}) cannot be told to mean this"
+        " one, so such uses are not listed; search the name as text to see them all"
+    )
 
 
 def lsp_range(span: Span) -> dict[str, dict[str, int]]:
@@ -235,7 +248,9 @@ class GraphRetriever:
             else:
                 targets = []
             found = queries.impact(state, scores, targets, max_depth=max_depth)
+            crowded = [(state.nodes[t], n) for t in targets if (n := queries.namesakes(state, t)) > MAX_CANDIDATES]
             return ImpactResult(
+                note=_crowded_note(crowded[0]) if crowded else None,
                 targets=tuple(state.nodes[t] for t in targets),
                 impacted=tuple(
                     ImpactedSymbol(

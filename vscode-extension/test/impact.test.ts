@@ -45,4 +45,7 @@ test('labels, descriptions and summaries', () => {
     assert.equal(impactSummary('ParseConfig', 1), '1 symbol impacted by ParseConfig');
     assert.equal(impactSummary('ParseConfig', 5), '5 symbols impacted by ParseConfig');
     assert.equal(impactSummary(null, 0), 'Nothing in the index depends on this symbol.');
+    const note = '31 definitions are named reset: a use by that name alone (obj.reset(...)) cannot be told to mean this one';
+    assert.equal(impactSummary('Decoder.reset', 0, note), `No known dependents of Decoder.reset. ${note}.`);
+    assert.equal(impactSummary('Decoder.reset', 2, note), `2 symbols impacted by Decoder.reset. ${note}.`);
 });

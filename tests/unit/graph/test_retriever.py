@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from graph_project import analyze_files, analyze_path, write_tree
 
+from maguyva_lsp.graph.resolve import MAX_CANDIDATES
 from maguyva_lsp.model import ChangeBatch, Classification, Intent, RetrievalQuery
 from maguyva_lsp.retrieve.base import Retriever
 from maguyva_lsp.retrieve.graph import GraphRetriever
@@ -148,3 +149,39 @@ def test_searches_run_while_batches_apply(tmp_path: Path) -> None:
         reader.join()
     assert errors == []
     assert len(retriever.search(_query(Intent.FIND_REFERENCES, "parse_token"), 100)) == 3 + 2 * 20
+
+
+def test_impact_says_when_uses_by_a_crowded_name_cannot_be_attributed(tmp_path: Path) -> None:
+    # MAX_CANDIDATES + 1 classes define `reset`: `obj.reset()` resolves to none of them, and impact says so
+    classes = {
+        f"codecs_{i}.py": f"""
+            class Decoder{i}:
+                def reset(self):
+                    return {i}
+            """
+        for i in range(MAX_CANDIDATES + 1)
+    }
+    use = {"user.py": "def restart(decoder):\n    decoder.reset()\n"}
+    graph = GraphRetriever()
+    graph.apply(ChangeBatch(updated=tuple(analyze_files(tmp_path, {**classes, **use}))))
+    result = graph.impact("Decoder0.reset")
+    assert result.symbol == "Decoder0.reset" and result.impacted == ()
+    assert result.note == (
+        f"{MAX_CANDIDATES + 1} definitions are named reset: a use by that name alone (obj.reset(...)) cannot be told"
+        " to mean this one, so such uses are not listed; search the name as text to see them all"
+    )
+    assert result.to_json(lambda p: p)["note"] == result.note
+
+
+def test_impact_of_a_name_few_share_has_no_note(tmp_path: Path) -> None:
+    files = {
+        "a.py": "class A:\n    def reset(self):\n        return 1\n",
+        "b.py": "class B:\n    def reset(self):\n        return 2\n",
+        "user.py": "def restart(decoder):\n    decoder.reset()\n",
+    }
+    graph = GraphRetriever()
+    graph.apply(ChangeBatch(updated=tuple(analyze_files(tmp_path, files))))
+    result = graph.impact("A.reset")
+    assert result.note is None and "note" not in result.to_json(lambda p: p)
+    # a guess split two ways is below impact's threshold: weak, but not unknowable (no note)
+    assert result.impacted == ()

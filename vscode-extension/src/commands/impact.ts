@@ -91,7 +91,8 @@ export class ImpactAnalysis implements vscode.Disposable {
         this.tree.set(groups);
         // The view header title-cases and truncates its title: the symbol goes in the description.
         this.view.description = response.symbol ?? undefined;
-        this.view.message = impactSummary(response.symbol, groups.reduce((sum, group) => sum + group.items.length, 0));
+        const count = groups.reduce((sum, group) => sum + group.items.length, 0);
+        this.view.message = impactSummary(response.symbol, count, response.note);
         await vscode.commands.executeCommand(`${IMPACT_VIEW_ID}.focus`);
     }
 

@@ -48,10 +48,13 @@ export function impactDescription(item: ImpactedSymbol, folderUris: readonly str
     return `${relativePath(item.uri, folderUris)}:${item.range.start.line + 1}`;
 }
 
-export function impactSummary(symbol: string | null, count: number): string {
+/** The view's message; the server's note (uses it could not attribute) follows, so an empty list is not a promise. */
+export function impactSummary(symbol: string | null, count: number, note?: string): string {
     const name = symbol ?? 'this symbol';
-    if (count === 0) {
-        return `Nothing in the index depends on ${name}.`;
+    const summary =
+        count === 0 ? `Nothing in the index depends on ${name}.` : `${count} symbol${count === 1 ? '' : 's'} impacted by ${name}`;
+    if (!note) {
+        return summary;
     }
-    return `${count} symbol${count === 1 ? '' : 's'} impacted by ${name}`;
+    return count === 0 ? `No known dependents of ${name}. ${note}.` : `${summary}. ${note}.`;
 }

@@ -67,6 +67,8 @@ export interface ImpactedSymbol {
 export interface ImpactResponse {
     symbol: string | null;
     impacted: ImpactedSymbol[];
+    /** Present when uses by the symbol's name alone could not be attributed to it (too many share the name). */
+    note?: string;
 }
 
 /** `maguyva/status`: the named fields are those the extension reads; the server may send more. */
