@@ -38,6 +38,8 @@ MAX_RECEIVER_CHARS = 120
 _WHITESPACE_RE = re.compile(r"\s+")
 _DOTTED_RE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*\Z")
 _CALL_RE = re.compile(r"\A([A-Za-z_$][\w$]*)\(.*\)\Z", re.DOTALL)
+# A receiver without brackets or `::`/`->` separators, whose parts are its dot-separated names.
+_PLAIN_RECEIVER_RE = re.compile(r"[^()\[\]{}:\-]*")
 _QUOTES = "\"'`"
 # Role priority when one node is captured by several patterns: an import beats a base class beats a call beats a use.
 PRIORITY: dict[ReferenceKind, int] = {"import": 4, "inherit": 3, "call": 2, "reference": 1}
@@ -298,6 +300,8 @@ def _take_type(captures: dict[str, list[Node]], source: bytes, out: Collected) -
 def split_receiver(receiver: str) -> list[str]:
     """The parts of a receiver at the top level (`a.b(c.d).e` → `a`, `b()`, `e`): a call keeps its callee with
     empty parentheses; any other bracketed part is kept whole (and is opaque to a resolver)."""
+    if _PLAIN_RECEIVER_RE.fullmatch(receiver):  # most receivers (`self`, `os.path`): a split on dots says it all
+        return [p for p in receiver.split(".") if p]
     parts: list[str] = []
     depth = 0
     current: list[str] = []
