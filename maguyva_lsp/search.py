@@ -19,7 +19,7 @@ from maguyva_lsp.query.intent import classify, classify_pattern, has_specific_ta
 from maguyva_lsp.query.profiles import (
     DIRECT_CONFIDENCE,
     PRESET_SPECS,
-    QUESTION_TEST_RANK_PENALTY,
+    SOURCE_FIRST_INTENTS,
     WEIGHTS,
     PresetSpec,
     dominant_modality,
@@ -176,7 +176,7 @@ class SearchPipeline:
             more = self._run(remaining, request, candidates)
             outcome = _Outcome(more.lists, {**outcome.skipped, **more.skipped}, outcome.partial or more.partial)
         weights = WEIGHTS[classification.intent]
-        if classification.intent is Intent.UNDERSTAND_CODE:
+        if classification.intent in SOURCE_FIRST_INTENTS:
             outcome.lists.update({m: self._source_first(hits) for m, hits in outcome.lists.items()})
         if plan.strategy == "rrf":
             fused = fuse(
@@ -218,12 +218,13 @@ class SearchPipeline:
         )
 
     def _source_first(self, hits: list[Hit]) -> list[Hit]:
-        """The list with each test-path hit moved QUESTION_TEST_RANK_PENALTY places down (stable otherwise)."""
+        """The list's non-test hits, then its test-path hits, each in the retriever's order."""
         is_test = [self._context.path_class(h.path) is PathClass.TEST for h in hits]
         if not any(is_test):
             return hits
-        order = sorted(range(len(hits)), key=lambda i: i + (QUESTION_TEST_RANK_PENALTY if is_test[i] else 0))
-        return [hits[i] for i in order]
+        return [h for h, test in zip(hits, is_test, strict=True) if not test] + [
+            h for h, test in zip(hits, is_test, strict=True) if test
+        ]
 
     def _key_of(self, hit: Hit) -> str:
         return self._context.chunk_key(hit.path, hit.span.start_line)

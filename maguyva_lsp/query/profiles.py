@@ -31,9 +31,11 @@ WEIGHTS: Mapping[Intent, Mapping[Modality, float]] = MappingProxyType(
 )
 
 # A question about how code works is answered by the code, not by its tests (whose names repeat the question's words):
-# for understand_code, each retriever's list moves test-path hits this many places down before fusion. The SPEC's
-# fusion itself is untouched; this is a ranking policy of the lists, by rank so that it weighs alike in every list.
-QUESTION_TEST_RANK_PENALTY = 10
+# for these intents each retriever's list puts its test-path hits after all its other hits (each part keeps its order)
+# before fusion. The SPEC's fusion itself is untouched; this is a ranking policy of the lists. (It replaced moving test
+# hits 10 places down: on the 50 hand-labelled stdlib questions, understand_code MRR@10 0.805 → 0.853 standard,
+# 0.740 → 0.832 thorough; tests still answer when nothing else does.)
+SOURCE_FIRST_INTENTS: frozenset[Intent] = frozenset({Intent.UNDERSTAND_CODE})
 
 ModalityRule = Literal["semantic_only", "top_three", "all_weighted"]
 # `standard` keeps this many of the highest-weighted modalities.

@@ -342,11 +342,18 @@ def test_a_closed_pipeline_refuses_to_search(context: Context) -> None:
         pipeline.search("class Engine")
 
 
-def test_questions_move_test_hits_down_each_list_before_fusion(
+def test_questions_put_test_hits_after_the_others_in_each_list_before_fusion(
     pipeline_of: type[SearchPipeline], context: Context
 ) -> None:
     def h(path: str) -> Hit:
         return Hit(path, Span(0, 0, 0, 1), 1.0, "f")
+
+    # The source hit comes 12 test hits down the list: still first after the policy, the tests in their order.
+    tests = [f"tests/test_cache_{i}.py" for i in range(12)]
+    context.classes.update(dict.fromkeys(tests, PathClass.TEST))
+    many = pipeline_of(make(semantic=RecordingRetriever("semantic", [*map(h, tests), h("src/cache.py")])))
+    response = many.search("how does the cache expire entries", limit=5)  # 15 candidates asked: all 13 come
+    assert [r.path for r in response.results] == ["src/cache.py", *tests[:4]]
 
     tests_first = [h("tests/test_cache.py"), h("src/cache.py")]
     context.classes["tests/test_cache.py"] = PathClass.TEST
