@@ -1,4 +1,4 @@
-"""The command line: `maguyva index|search|impact|status|serve`, a thin layer over the engine facade."""
+"""The command line: `maguyva index|search|batch|impact|status|serve`, a thin layer over the engine facade."""
 
 from __future__ import annotations
 
@@ -55,6 +55,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     p_search.add_argument("--case-sensitive", action="store_true", help="literal and regex matching respect case")
 
+    p_batch = sub.add_parser(
+        "batch",
+        help="load the index once, then answer requests from stdin, one JSON line each (for agents and scripts)",
+        description="Each stdin line is a query, or a JSON request: "
+        '{"query": ..., "preset", "limit", "explain", "regex", "case_sensitive", "id"}, {"impact": SYMBOL, "depth"}, '
+        '{"status": true}. Each answer is one line of JSON (the maguyva/search, maguyva/impact or maguyva/status '
+        'object, or {"error": ...}); the folder is re-checked before each request.',
+    )
+    with_index_options(p_batch)
+    p_batch.add_argument("--preset", choices=PRESETS, help="default preset for requests that name none")
+    p_batch.add_argument("--limit", type=int, default=None, help="default number of results (default 20)")
+    p_batch.add_argument("--explain", action="store_true", help="explain every search by default")
+
     p_impact = sub.add_parser("impact", help="what depends on a symbol, transitively")
     with_index_options(p_impact)
     p_impact.add_argument("symbol", help="a name such as parse_config or Config.parse")
@@ -102,6 +115,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         if args.command == "impact":
             return _impact(engine, args)
+        if args.command == "batch":
+            from maguyva_lsp.batch import run_batch
+
+            failed = run_batch(engine, sys.stdin, sys.stdout, explain=args.explain)
+            return EXIT_OK if not failed else EXIT_ERROR
         return _search(engine, args)
     finally:
         engine.close()

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -98,3 +99,48 @@ def test_voyage_without_key_falls_back_and_key_is_never_printed(project: tuple[P
     for path in Path(index_dir).rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes()
+
+
+def test_batch_answers_each_line_with_json_and_sees_edits_between_requests(project: tuple[Path, str]) -> None:
+    root, index_dir = project
+    session = subprocess.Popen(
+        [sys.executable, "-m", "maguyva_lsp.cli", "batch", str(root), "--index-dir", index_dir, "--limit", "5"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert session.stdin is not None and session.stdout is not None
+
+    def ask(line: str) -> dict[str, Any]:
+        assert session.stdin is not None and session.stdout is not None
+        session.stdin.write(line + "\n")
+        session.stdin.flush()
+        answer: dict[str, Any] = json.loads(session.stdout.readline())
+        return answer
+
+    try:
+        found = ask("who calls load_config")
+        assert found["intent"] == "find_references" and len(found["results"]) <= 5
+        assert any(r["symbol"] == "Server.__init__" for r in found["results"])
+        # a JSON request: its own options, and its id comes back
+        explained = ask(json.dumps({"id": "q2", "query": "parse_config", "limit": 1, "explain": True}))
+        assert explained["id"] == "q2" and len(explained["results"]) == 1 and "explain" in explained
+        impact = ask(json.dumps({"impact": "parse_config", "depth": 1}))
+        assert {i["symbol"] for i in impact["impacted"]} == {"load_config"}
+        # bad requests are answered with an error, and the session goes on
+        assert "invalid regular expression" in ask(json.dumps({"query": "foo(", "regex": True}))["error"]
+        assert ask(json.dumps({"query": "x", "limit": "3"}))["error"] == '"limit" must be int, not str'
+        assert ask("{not json")["error"].startswith("not a JSON object")
+        assert "unknown field(s) bogus" in ask(json.dumps({"id": 9, "bogus": 1}))["error"]
+        # a file written between two requests is searched by the next one
+        (root / "app" / "cache.py").write_text("def expire_entries(cache):\n    cache.clear()\n")
+        fresh = ask("where is expire_entries defined")
+        assert [(r["symbol"], r["uri"].endswith("/app/cache.py")) for r in fresh["results"]] == [
+            ("expire_entries", True)
+        ]
+        assert ask(json.dumps({"status": True}))["files"] == 6
+    finally:
+        session.stdin.close()
+        session.wait(timeout=60)
+    assert session.returncode == 1  # some requests failed: said by the exit code too
