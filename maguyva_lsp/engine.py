@@ -7,6 +7,7 @@ applies batches of changes while searches read the retrievers concurrently.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import dataclasses
 import logging
 import threading
@@ -18,6 +19,7 @@ from typing import Any
 
 from maguyva_lsp.config import Settings
 from maguyva_lsp.embed.factory import make_embedder
+from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, Definition, FileAnalysis, Modality, PathClass, Span
 from maguyva_lsp.navigation import Navigator
@@ -39,6 +41,9 @@ log = logging.getLogger(__name__)
 # costs the retrievers a merge (and the graph a re-resolution of the names the batch adds), so batches grow
 # geometrically: the first results come early and a cold index still makes only a handful of merges.
 FIRST_APPLY_BATCH_FILES = 256
+# An index run that loads or analyses at least this many files runs with the cyclic collector paused and freezes what
+# it built (heap.py): on the stdlib the warm start drops from 15.6 to 13 s; the next request skips a 1.5 s collection.
+LARGE_INDEX_FILES = 500
 APPLY_BATCH_GROWTH = 2
 
 
@@ -195,24 +200,26 @@ class Engine:
         ]
         reusable_set = set(reusable)
         to_analyze = [f for p, f in current.items() if p not in unchanged_in_memory and p not in reusable_set]
-        if gone:
-            self._apply(ChangeBatch(removed=tuple(gone)), persist=False)
-            self.counters.removed += len(gone)
-        if self.store and stale_stored:
-            self.store.save((), removed=stale_stored)
-        if reusable and self.store:
-            report(IndexProgress("loading", 0, len(reusable)))
-            loaded: set[str] = set()
-            # A stored analysis describes the same bytes (same size and mtime), refined language and class included.
-            # Applied as one batch: decoding is the slow part, and one batch lets the graph resolve names once.
-            batch = tuple(self.store.load(reusable))
-            self._apply(ChangeBatch(updated=batch), persist=False)
-            loaded.update(a.path for a in batch)
-            self.counters.reused += len(batch)
-            report(IndexProgress("loading", len(loaded), len(reusable)))
-            # Rows the store could not unpack are analysed afresh.
-            to_analyze.extend(current[p] for p in reusable if p not in loaded)
-        self._analyze_and_apply(to_analyze, report)
+        large = len(reusable) + len(to_analyze) >= LARGE_INDEX_FILES
+        with collector_paused(freeze=True) if large else contextlib.nullcontext():
+            if gone:
+                self._apply(ChangeBatch(removed=tuple(gone)), persist=False)
+                self.counters.removed += len(gone)
+            if self.store and stale_stored:
+                self.store.save((), removed=stale_stored)
+            if reusable and self.store:
+                report(IndexProgress("loading", 0, len(reusable)))
+                loaded: set[str] = set()
+                # A stored analysis describes the same bytes (same size and mtime), refined language and class included.
+                # Applied as one batch: decoding is the slow part, and one batch lets the graph resolve names once.
+                batch = tuple(self.store.load(reusable))
+                self._apply(ChangeBatch(updated=batch), persist=False)
+                loaded.update(a.path for a in batch)
+                self.counters.reused += len(batch)
+                report(IndexProgress("loading", len(loaded), len(reusable)))
+                # Rows the store could not unpack are analysed afresh.
+                to_analyze.extend(current[p] for p in reusable if p not in loaded)
+            self._analyze_and_apply(to_analyze, report)
         report(IndexProgress("done", len(current), len(current)))
 
     def _analyze_and_apply(self, files: list[Any], report: ProgressCallback) -> None:

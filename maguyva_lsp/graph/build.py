@@ -8,12 +8,10 @@ bases, another file's import bindings), so the result equals a fresh build of th
 
 from __future__ import annotations
 
-import gc
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 
 import networkx as nx
 
@@ -22,6 +20,7 @@ from maguyva_lsp.graph.model import EdgeSite, SymbolNode
 from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleIndex, system_of
 from maguyva_lsp.graph.records import DepKey, FileRecord, build_record, changed_keys
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
+from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.model import ChangeBatch, FileAnalysis
 from maguyva_lsp.tokens import split_identifier
 
@@ -212,19 +211,6 @@ def _still_crowded(before: dict[str | None, int], after: dict[str | None, int], 
     return all(min(before.get(f, 0), after.get(f, 0)) > MAX_CANDIDATES + 1 for f in families)
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: resolution allocates no reference cycles, but each full collection
-    rescans the millions of live objects the analyses hold, which more than doubled the stdlib build time."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 class CodeGraph:
     """The graph a retriever queries: one writer applies batches, any number of readers query meanwhile.
 
@@ -241,7 +227,7 @@ class CodeGraph:
 
     def apply(self, batch: ChangeBatch) -> None:
         """Index the batch's files (replacing their old state) and forget its removed paths."""
-        with self._writer, _collector_paused():
+        with self._writer, collector_paused():  # resolution makes no cycles: see heap.py
             records = [build_record(a) for a in batch.updated if _belongs(a)]
             # A file that no longer belongs (its code is gone) leaves like a removed one.
             removed = {*batch.removed, *(a.path for a in batch.updated if not _belongs(a))}
