@@ -185,9 +185,16 @@ class IdentifierMatcher:
     # named after it (a module), rank before the other files with the same kind of match.
     scope: str = ""
     _edges: _WordEdges | None = None
+    # (doc id, its matches): verification asks count and then preferred of the same document; one scan serves both.
+    _spans: tuple[int, list[tuple[int, int]]] = (-1, [])
 
     def __post_init__(self) -> None:
         self._edges = _WordEdges(self.name)
+
+    def _matches(self, doc: TextDocument) -> list[tuple[int, int]]:
+        if self._spans[0] != doc.doc_id:
+            self._spans = (doc.doc_id, list(self._all(doc.text)))
+        return self._spans[1]
 
     @property
     def description(self) -> str:
@@ -207,11 +214,11 @@ class IdentifierMatcher:
                 pos = text.find(name, pos + 1)
 
     def count(self, doc: TextDocument, deadline: Deadline) -> int:
-        return sum(1 for _ in self._all(doc.text))
+        return len(self._matches(doc))
 
     def preferred(self, doc: TextDocument) -> int:
         """0: a definition-looking line (in a file of the scope, when one is named); then the other combinations."""
-        defined = any(looks_like_definition(doc.text, s, e) for s, e in self._all(doc.text))
+        defined = any(looks_like_definition(doc.text, s, e) for s, e in self._matches(doc))
         if not self.scope:
             return 0 if defined else 1
         stem = doc.path.rsplit("/", 1)[-1].split(".", 1)[0]
@@ -219,7 +226,7 @@ class IdentifierMatcher:
         return (0 if defined else 2) + (0 if in_scope else 1)
 
     def ordered(self, doc: TextDocument) -> Iterator[tuple[int, int]]:
-        spans = list(self._all(doc.text))
+        spans = self._matches(doc)
         return _better_first(spans, {s for s, e in spans if looks_like_definition(doc.text, s, e)})
 
 
