@@ -88,7 +88,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)]
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    # Warnings are the user's notices (fallbacks, a rebuilt store): said plainly unless more detail was asked for.
+    form = "maguyva: %(message)s" if not args.verbose else "%(levelname)s %(name)s: %(message)s"
+    logging.basicConfig(level=level, stream=sys.stderr, format=form)
     if args.command == "serve":
         from maguyva_lsp.server.app import run_server
 
@@ -104,9 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     engine = Engine(args.path, settings, persist=not args.no_store)
     try:
-        for message in engine.messages:
-            print(f"maguyva: {message}", file=sys.stderr)
-        _index_with_progress(engine)
+        _index_with_progress(engine)  # the engine's notices (engine.messages) were logged as it opened
         if args.command == "index":
             _print_index_summary(engine)
             return EXIT_OK

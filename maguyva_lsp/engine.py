@@ -120,6 +120,7 @@ class Engine:
             store = AnalysisStore(self.index_dir, fingerprint)
         except StoreError as exc:
             self.messages.append(f"index not persisted: {exc}")
+            log.warning("index not persisted: %s", exc)
             return None
         if store.discarded_reason:
             self.messages.append(f"rebuilt the index store: {store.discarded_reason}")
