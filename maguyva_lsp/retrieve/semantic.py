@@ -201,14 +201,13 @@ class SemanticRetriever:
         return Embeddings(codes, floats)
 
     def _changed(self) -> None:
-        """Persist now, or soon when the last write was recent (a burst of batches writes once per interval)."""
+        """Persist soon, on a timer thread: at once when the last write is an interval old, else when it will be (a
+        burst of batches writes once per interval). The caller never waits for the write (~0.2 s on the stdlib)."""
         if self._store_dir is None:
             return
         self._dirty = True
-        wait = self._last_save + SAVE_INTERVAL_SECONDS - time.monotonic()
-        if wait <= 0:
-            self._save_locked()
-        elif self._save_timer is None:
+        if self._save_timer is None:
+            wait = max(self._last_save + SAVE_INTERVAL_SECONDS - time.monotonic(), 0.0)
             self._save_timer = threading.Timer(wait, self.flush)
             self._save_timer.daemon = True
             self._save_timer.start()

@@ -59,7 +59,7 @@ def _query(text: str, intent: Intent = Intent.UNDERSTAND_CODE, target: str | Non
 
 @pytest.fixture(autouse=True)
 def _quick_saves(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Every apply persists at once, so a restart in the test sees it.
+    # Every apply is written at once (on the timer thread; close() waits for it), so a restart in the test sees it.
     monkeypatch.setattr(semantic, "SAVE_INTERVAL_SECONDS", 0.0)
 
 
