@@ -7,10 +7,11 @@ from pathlib import PurePosixPath
 
 from maguyva_lsp.model import PathClass
 
+# Python environments are found by their `pyvenv.cfg` (the walker skips them whole) and by `site-packages`, not by a
+# folder name: `venv` and `virtualenv` are also the names of real packages (the stdlib's venv module, virtualenv).
 VENDOR_DIRS: frozenset[str] = frozenset(
     {"vendor", "vendors", "third_party", "third-party", "thirdparty", "3rdparty", "node_modules", "bower_components",
-     "jspm_packages", "site-packages", "dist-packages", "Pods", "Carthage", "external", "extern", "deps", ".venv",
-     "venv", "virtualenv"}
+     "jspm_packages", "site-packages", "dist-packages", "Pods", "Carthage", "external", "extern", "deps", ".venv"}
 )  # fmt: skip
 BUILD_DIRS: frozenset[str] = frozenset(
     {"build", "builds", "dist", "target", "out", "_build", "obj", ".next", ".nuxt", ".svelte-kit", ".output",

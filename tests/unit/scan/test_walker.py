@@ -134,6 +134,10 @@ def test_check_single_paths(tmp_path: Path) -> None:
         ("vendor/lib/x.go", PathClass.VENDOR),
         ("third_party/zlib/inflate.c", PathClass.VENDOR),
         ("node_modules/react/index.js", PathClass.VENDOR),
+        ("env/lib/python3.12/site-packages/requests/api.py", PathClass.VENDOR),
+        (".venv/lib/helpers.py", PathClass.VENDOR),
+        ("Lib/venv/__init__.py", PathClass.SOURCE),  # the stdlib's venv module, not an environment
+        ("src/virtualenv/create/creator.py", PathClass.SOURCE),
         ("dist/bundle.js", PathClass.BUILD),
         ("target/debug/build.rs", PathClass.BUILD),
         ("static/app.min.js", PathClass.BUILD),
