@@ -218,13 +218,8 @@ class SearchPipeline:
         )
 
     def _source_first(self, hits: list[Hit]) -> list[Hit]:
-        """The list's non-test hits, then its test-path hits, each in the retriever's order."""
-        is_test = [self._context.path_class(h.path) is PathClass.TEST for h in hits]
-        if not any(is_test):
-            return hits
-        return [h for h, test in zip(hits, is_test, strict=True) if not test] + [
-            h for h, test in zip(hits, is_test, strict=True) if test
-        ]
+        """The list's non-test hits, then its test-path hits, each in the retriever's order (the sort is stable)."""
+        return sorted(hits, key=lambda h: self._context.path_class(h.path) is PathClass.TEST)
 
     def _key_of(self, hit: Hit) -> str:
         return self._context.chunk_key(hit.path, hit.span.start_line)
