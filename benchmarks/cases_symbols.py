@@ -108,6 +108,19 @@ def _files_of(positions: Iterable[Position], corpus_files: frozenset[str]) -> li
     return sorted({p[0] for p in positions if p[0] in corpus_files})
 
 
+def _file_case(intent: str, phrases: tuple[str, ...], index: int, pick: SymbolPick, files: list[str]) -> Case:
+    """A question about a sampled symbol (its phrasing rotating through `phrases`) whose answers are files."""
+    return Case(
+        intent=intent,
+        query=phrases[index % len(phrases)].format(pick.tag.query_name),
+        unit="file",
+        relevant=tuple(Target(f) for f in files),
+        grep=GrepSpec((pick.tag.name,), words=True),
+        label=pick.tag.query_name,
+        position=pick.position,
+    )
+
+
 def reference_cases(
     picks: list[SymbolPick], truth: JediTruth, corpus_files: frozenset[str], count: int
 ) -> tuple[list[Case], dict[str, int]]:
@@ -127,18 +140,7 @@ def reference_cases(
         if not files:
             skipped["no_references"] += 1
             continue
-        template = REFERENCE_PHRASES[len(cases) % len(REFERENCE_PHRASES)]
-        cases.append(
-            Case(
-                intent="find_references",
-                query=template.format(pick.tag.query_name),
-                unit="file",
-                relevant=tuple(Target(f) for f in files),
-                grep=GrepSpec((pick.tag.name,), words=True),
-                label=pick.tag.query_name,
-                position=pick.position,
-            )
-        )
+        cases.append(_file_case("find_references", REFERENCE_PHRASES, len(cases), pick, files))
         if len(cases) == count:
             break
     return cases, skipped
@@ -189,16 +191,5 @@ def impact_cases(
         if not files:
             skipped["outside_corpus"] += 1
             continue
-        template = IMPACT_PHRASES[len(cases) % len(IMPACT_PHRASES)]
-        cases.append(
-            Case(
-                intent="impact_analysis",
-                query=template.format(pick.tag.query_name),
-                unit="file",
-                relevant=tuple(Target(f) for f in files),
-                grep=GrepSpec((pick.tag.name,), words=True),
-                label=pick.tag.query_name,
-                position=pick.position,
-            )
-        )
+        cases.append(_file_case("impact_analysis", IMPACT_PHRASES, len(cases), pick, files))
     return cases, skipped
