@@ -20,12 +20,12 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from maguyva_lsp.engine import Engine
+from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH, MAX_IMPACT_DEPTH
 
 # A request line longer than this is refused unread (the engine bounds queries much lower; this bounds memory).
 MAX_REQUEST_CHARS = 1_000_000
 SEARCH_OPTIONS: frozenset[str] = frozenset({"id", "query", "preset", "limit", "explain", "regex", "case_sensitive"})
 IMPACT_OPTIONS: frozenset[str] = frozenset({"id", "impact", "depth"})
-DEFAULT_IMPACT_DEPTH = 3
 
 
 class RequestError(ValueError):
@@ -77,6 +77,8 @@ def answer_request(engine: Engine, request: dict[str, Any], *, explain: bool = F
         _only(request, IMPACT_OPTIONS)
         symbol = _typed(request, "impact", str, "")
         depth = _typed(request, "depth", int, DEFAULT_IMPACT_DEPTH)
+        if not 1 <= depth <= MAX_IMPACT_DEPTH:
+            raise RequestError(f'"depth" must be from 1 to {MAX_IMPACT_DEPTH}')
         result = engine.impact(symbol=symbol, max_depth=depth)
         if result is None:
             raise RequestError(f"no symbol named {symbol!r} in the index")

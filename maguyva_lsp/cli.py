@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from maguyva_lsp import __version__
 from maguyva_lsp.config import PRESETS, Settings, settings_from_mapping
+from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH
 
 log = logging.getLogger("maguyva_lsp")
 
@@ -71,7 +72,9 @@ def _parser() -> argparse.ArgumentParser:
     p_impact = sub.add_parser("impact", help="what depends on a symbol, transitively")
     with_index_options(p_impact)
     p_impact.add_argument("symbol", help="a name such as parse_config or Config.parse")
-    p_impact.add_argument("--depth", type=int, default=3, help="maximum depth (default 3)")
+    p_impact.add_argument(
+        "--depth", type=int, default=DEFAULT_IMPACT_DEPTH, help=f"maximum depth (default {DEFAULT_IMPACT_DEPTH})"
+    )
     p_impact.add_argument("--json", action="store_true", help="print the maguyva/impact response object")
 
     p_status = sub.add_parser("status", help="index a folder if needed, then print the index status as JSON")

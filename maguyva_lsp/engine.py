@@ -19,6 +19,7 @@ from typing import Any
 
 from maguyva_lsp.config import Settings
 from maguyva_lsp.embed.factory import make_embedder
+from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH
 from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, Definition, FileAnalysis, Modality, PathClass, Span
@@ -428,7 +429,7 @@ class Engine:
         path: str | None = None,
         line: int = 0,
         column: int = 0,
-        max_depth: int = 3,
+        max_depth: int = DEFAULT_IMPACT_DEPTH,
     ) -> ImpactResult | None:
         """Transitive dependents of a symbol (by name, or at a position); None when no such symbol is known."""
         return self._navigator.impact(symbol, path, line, column, max_depth)

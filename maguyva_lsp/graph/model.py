@@ -33,6 +33,10 @@ RESOLUTION_WEIGHTS: dict[Resolution, float] = {
     "global": RESOLVED_WEIGHT,
     "guess": GUESS_WEIGHT,
 }
+# How far impact analysis follows dependents unless asked otherwise, and the deepest a request may ask for (the
+# server and `maguyva batch` refuse more); light here so the CLI can name them without loading the graph code.
+DEFAULT_IMPACT_DEPTH = 3
+MAX_IMPACT_DEPTH = 10
 
 
 def ambiguous_weight(weight: float, candidates: int) -> float:

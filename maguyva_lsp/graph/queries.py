@@ -8,12 +8,20 @@ from dataclasses import dataclass
 
 from maguyva_lsp.graph.build import GraphState
 from maguyva_lsp.graph.centrality import CentralityScores
-from maguyva_lsp.graph.model import CLASS_KINDS, GUESS_WEIGHT, ID_SEPARATOR, EdgeKind, EdgeSite, Use, module_id
+from maguyva_lsp.graph.model import (
+    CLASS_KINDS,
+    DEFAULT_IMPACT_DEPTH,
+    GUESS_WEIGHT,
+    ID_SEPARATOR,
+    EdgeKind,
+    EdgeSite,
+    Use,
+    module_id,
+)
 from maguyva_lsp.model import Span
 
 # Order of uses in a references list: call sites first, then imports, base-class lists, and other mentions.
 KIND_ORDER: dict[EdgeKind, int] = {"calls": 0, "imports": 1, "inherits": 2, "references": 3}
-DEFAULT_IMPACT_DEPTH = 3
 # Impact follows edges at least this sure: resolved ones and unique guesses, not the spread of ambiguous names
 # (one `close()` of unknown type would otherwise make every `close` method impact half the project).
 IMPACT_MIN_WEIGHT = GUESS_WEIGHT

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from maguyva_lsp.graph import queries
 from maguyva_lsp.graph.build import CodeGraph, GraphState
 from maguyva_lsp.graph.centrality import CentralityScores
-from maguyva_lsp.graph.model import SymbolNode, Use
+from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH, SymbolNode, Use
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES
 from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus, Span
 from maguyva_lsp.query.snippet import defined_names
@@ -235,7 +235,7 @@ class GraphRetriever:
         path: str | None = None,
         line: int = 0,
         column: int = 0,
-        max_depth: int = queries.DEFAULT_IMPACT_DEPTH,
+        max_depth: int = DEFAULT_IMPACT_DEPTH,
     ) -> ImpactResult:
         """What depends on a symbol (by name) or on what a position names, up to `max_depth` edges away."""
         scores = self.graph.scores

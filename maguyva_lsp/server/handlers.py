@@ -11,6 +11,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from maguyva_lsp.engine import Engine
+from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH, MAX_IMPACT_DEPTH
 from maguyva_lsp.server.app import MaguyvaServer
 from maguyva_lsp.server.convert import (
     ColumnCodec,
@@ -172,9 +173,9 @@ def register(server: MaguyvaServer) -> None:
         symbol = param(params, "symbol")
         document = param(params, "textDocument")
         position = param(params, "position")
-        max_depth = param(params, "maxDepth", 3)
-        if not isinstance(max_depth, int) or isinstance(max_depth, bool) or not 1 <= max_depth <= 10:
-            raise JsonRpcInvalidParams("'maxDepth' must be an integer from 1 to 10")
+        max_depth = param(params, "maxDepth", DEFAULT_IMPACT_DEPTH)
+        if not isinstance(max_depth, int) or isinstance(max_depth, bool) or not 1 <= max_depth <= MAX_IMPACT_DEPTH:
+            raise JsonRpcInvalidParams(f"'maxDepth' must be an integer from 1 to {MAX_IMPACT_DEPTH}")
 
         def run() -> dict[str, Any]:
             if isinstance(symbol, str) and symbol.strip():

@@ -132,6 +132,7 @@ def test_batch_answers_each_line_with_json_and_sees_edits_between_requests(proje
         assert "invalid regular expression" in ask(json.dumps({"query": "foo(", "regex": True}))["error"]
         assert ask(json.dumps({"query": "x", "limit": "3"}))["error"] == '"limit" must be int, not str'
         assert ask("{not json")["error"].startswith("not a JSON object")
+        assert ask(json.dumps({"impact": "parse_config", "depth": 0}))["error"] == '"depth" must be from 1 to 10'
         assert "unknown field(s) bogus" in ask(json.dumps({"id": 9, "bogus": 1}))["error"]
         # a file written between two requests is searched by the next one
         (root / "app" / "cache.py").write_text("def expire_entries(cache):\n    cache.clear()\n")
