@@ -86,10 +86,13 @@ def answer_request(engine: Engine, request: dict[str, Any], *, explain: bool = F
     _only(request, SEARCH_OPTIONS)
     if "query" not in request:
         raise RequestError('a JSON request needs "query", "impact" or "status"')
+    limit = _typed(request, "limit", int, None)
+    if limit is not None and limit < 1:
+        raise RequestError('"limit" must be a positive integer')  # as maguyva/search says it
     response = engine.search(
         _typed(request, "query", str, ""),
         preset=_typed(request, "preset", str, None),
-        limit=_typed(request, "limit", int, None),
+        limit=limit,
         explain=_typed(request, "explain", bool, explain),
         regex=_typed(request, "regex", bool, False),
         case_sensitive=_typed(request, "case_sensitive", bool, False),

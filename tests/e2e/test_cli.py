@@ -131,6 +131,7 @@ def test_batch_answers_each_line_with_json_and_sees_edits_between_requests(proje
         # bad requests are answered with an error, and the session goes on
         assert "invalid regular expression" in ask(json.dumps({"query": "foo(", "regex": True}))["error"]
         assert ask(json.dumps({"query": "x", "limit": "3"}))["error"] == '"limit" must be int, not str'
+        assert ask(json.dumps({"query": "x", "limit": 0}))["error"] == '"limit" must be a positive integer'
         assert ask("{not json")["error"].startswith("not a JSON object")
         assert ask(json.dumps({"impact": "parse_config", "depth": 0}))["error"] == '"depth" must be from 1 to 10'
         assert "unknown field(s) bogus" in ask(json.dumps({"id": 9, "bogus": 1}))["error"]
