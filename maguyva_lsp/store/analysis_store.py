@@ -8,7 +8,6 @@ only files that changed; the in-memory indexes are derived from these analyses.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import logging
 import os
@@ -18,12 +17,12 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 import platformdirs
 
 from maguyva_lsp.model import FileAnalysis
 from maguyva_lsp.store import codec
+from maguyva_lsp.store.lock import ExclusiveLock, LockUnavailableError
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +65,7 @@ class AnalysisStore:
         A store of another schema version or fingerprint, or one SQLite cannot read, is discarded and rebuilt."""
         self.folder = folder
         self.fingerprint = fingerprint
-        self._lock_file: IO[bytes] | None = None
+        self._writer_lock = ExclusiveLock(folder / LOCK_NAME)
         self._db_lock = threading.Lock()
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -79,21 +78,15 @@ class AnalysisStore:
     # -- opening ------------------------------------------------------------------------------------------------------
 
     def _acquire_writer_lock(self) -> bool:
-        path = self.folder / LOCK_NAME
         try:
-            handle = open(path, "a+b")  # noqa: SIM115 - held for the store's lifetime
-        except OSError as exc:
-            log.warning("cannot open store lock %s (%s): working read-only", path, exc)
+            held = self._writer_lock.try_acquire()
+        except LockUnavailableError as exc:
+            log.warning("%s: working read-only", exc)
             return False
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            handle.close()
+        if not held:
             log.info("another Maguyva process writes the store in %s: this one reads it and keeps changes in memory",
                      self.folder)  # fmt: skip
-            return False
-        self._lock_file = handle
-        return True
+        return held
 
     def _open(self) -> sqlite3.Connection:
         path = self.folder / DB_NAME
@@ -201,11 +194,7 @@ class AnalysisStore:
     def close(self) -> None:
         with self._db_lock:
             self._db.close()
-        if self._lock_file is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
-            self._lock_file.close()
-            self._lock_file = None
+        self._writer_lock.release()
 
 
 @contextlib.contextmanager
