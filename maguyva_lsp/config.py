@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES
+
 log = logging.getLogger(__name__)
 
 Preset = Literal["quick", "standard", "thorough"]
@@ -16,8 +18,11 @@ EmbedderName = Literal["local", "voyage"]
 VOYAGE_DIMENSIONS: tuple[int, ...] = (256, 512, 1024, 2048)
 
 DEFAULT_MAX_FILE_SIZE = 1024 * 1024  # 1 MiB: larger files are generated data far more often than code
+# Results per search unless asked otherwise, and the most one search returns.
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 1000
+# Queries longer than this are cut before classification and retrieval: a pasted file is still a snippet.
+MAX_QUERY_CHARS = 4096
 
 
 class SecretStr:
@@ -60,7 +65,7 @@ class Settings:
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     index_dir: str | None = None  # where the persistent store lives; None: the user's cache folder
     log_level: str = "info"
-    chunk_lines: int = 40  # window size for code outside any definition, and the cap of a definition chunk
+    chunk_lines: int = DEFAULT_WINDOW_LINES  # window size for code outside any definition
     workers: int = 0  # 0: one per CPU core, at most 4
 
     def replace(self, **changes: Any) -> Settings:

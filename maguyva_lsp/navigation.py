@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from maguyva_lsp.model import Span
-from maguyva_lsp.retrieve.graph import ImpactResult
-
-if TYPE_CHECKING:
-    from maguyva_lsp.engine import Engine
+from maguyva_lsp.retrieve.graph import GraphRetriever, ImpactResult
+from maguyva_lsp.retrieve.structural import StructuralRetriever
+from maguyva_lsp.retrieve.text import TextRetriever
 
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 REFERENCE_LIMIT = 2000
@@ -36,11 +35,26 @@ def word_at(line_text: str, column: int) -> tuple[str, int] | None:
     return None
 
 
-class Navigator:
-    """Definition, references and impact lookups over one engine's retrievers."""
+class NavigationSource(Protocol):
+    """What navigation reads of a workspace: three retrievers and the indexed text of a line (the engine has them)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+    @property
+    def graph(self) -> GraphRetriever: ...
+
+    @property
+    def structural(self) -> StructuralRetriever: ...
+
+    @property
+    def text(self) -> TextRetriever: ...
+
+    def line_text(self, path: str, line: int) -> str: ...
+
+
+class Navigator:
+    """Definition, references and impact lookups over one workspace's retrievers."""
+
+    def __init__(self, source: NavigationSource) -> None:
+        self._engine = source
 
     def definition(self, path: str, line: int, column: int) -> list[Location]:
         """Where the name under the cursor is defined: resolved through the graph, else by name."""

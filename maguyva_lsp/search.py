@@ -1,4 +1,4 @@
-"""The search pipeline (SPEC §5): classify the query, plan a strategy (direct, semantic_only or fused), ask the planned
+"""The search pipeline (SPEC §5): classify the query, take its plan from `query/routing.py`, ask the planned
 modalities (in parallel when several), fuse their ranked lists, and say what ran, what was skipped and why.
 """
 
@@ -12,22 +12,14 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Protocol
 
-from maguyva_lsp.config import DEFAULT_LIMIT, MAX_LIMIT, Preset
+from maguyva_lsp.config import DEFAULT_LIMIT, MAX_LIMIT
 from maguyva_lsp.index.text_regex import plan_regex
-from maguyva_lsp.model import MODALITIES, Classification, Hit, Intent, Modality, PathClass, RetrievalQuery
-from maguyva_lsp.query.intent import classify, classify_pattern, has_specific_target
-from maguyva_lsp.query.profiles import (
-    DIRECT_CONFIDENCE,
-    PRESET_SPECS,
-    SOURCE_FIRST_INTENTS,
-    WEIGHTS,
-    PresetSpec,
-    dominant_modality,
-    modalities_for,
-    preset_spec,
-)
+from maguyva_lsp.model import MODALITIES, Hit, Modality, PathClass, RetrievalQuery
+from maguyva_lsp.query.intent import classify, classify_pattern
+from maguyva_lsp.query.profiles import SOURCE_FIRST_INTENTS, WEIGHTS, preset_spec
+from maguyva_lsp.query.routing import fallback_plan, plan_search
 from maguyva_lsp.rank.fusion import FusedResult, fuse, rank_single
-from maguyva_lsp.rank.response import FusionStrategy, SearchResponse, SearchResult
+from maguyva_lsp.rank.response import SearchResponse, SearchResult
 from maguyva_lsp.retrieve.base import Retriever, RetrieverError
 
 log = logging.getLogger(__name__)
@@ -38,8 +30,6 @@ CANDIDATES_PER_RESULT = 3
 MAX_SEARCH_LIMIT = MAX_LIMIT
 # A retriever that has not answered after this long is skipped (reported as timed out) rather than waited for.
 RETRIEVER_TIMEOUT_S = 30.0
-# When a single-modality plan cannot run, the fused fallback uses this preset's modalities and k.
-FALLBACK_PRESET: Preset = "standard"
 
 
 class SearchContext(Protocol):
@@ -67,13 +57,6 @@ class SearchContext(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class _Plan:
-    strategy: FusionStrategy
-    modalities: tuple[Modality, ...]
-    rrf_k: int
-
-
 @dataclass(slots=True)
 class _Outcome:
     lists: dict[Modality, list[Hit]]
@@ -81,27 +64,11 @@ class _Outcome:
     partial: bool = False
 
 
-def is_ordinary(classification: Classification) -> bool:
-    """A query fit for the direct path: not a pasted snippet, and with a specific target (a symbol or a literal)."""
-    return classification.intent is not Intent.FIND_SIMILAR and has_specific_target(classification)
-
-
 def clamp_limit(limit: int) -> int:
     """The limit within 1..MAX_SEARCH_LIMIT; a ValueError for anything but a whole number."""
     if isinstance(limit, bool) or not isinstance(limit, int):
         raise ValueError(f"limit must be a whole number, got {limit!r}")
     return max(1, min(limit, MAX_SEARCH_LIMIT))
-
-
-def plan_search(classification: Classification, spec: PresetSpec) -> _Plan:
-    """Which strategy and modalities a query gets under a preset (SPEC §5)."""
-    intent = classification.intent
-    if spec.modality_rule == "semantic_only":
-        chosen = modalities_for(intent, spec.name)
-        return _Plan("semantic_only" if chosen == ("semantic",) else "direct", chosen, spec.rrf_k)
-    if spec.allows_direct and classification.confidence >= DIRECT_CONFIDENCE and is_ordinary(classification):
-        return _Plan("direct", (dominant_modality(intent),), spec.rrf_k)
-    return _Plan("rrf", modalities_for(intent, spec.name), spec.rrf_k)
 
 
 class SearchPipeline:
@@ -161,19 +128,13 @@ class SearchPipeline:
         candidates = limit * CANDIDATES_PER_RESULT
         outcome = self._run(plan.modalities, request, candidates)
         notes: list[str] = []
-        if plan.strategy != "rrf" and not any(outcome.lists.values()):
-            # The single planned modality could not answer, or found nothing: an honest fused answer from the others
-            # beats none (a graph that cannot type a receiver still leaves text and structural matches).
+        if plan.single and not any(outcome.lists.values()):
+            # The single planned modality could not answer, or found nothing: the fused fallback answers instead.
             missed = ", ".join(plan.modalities)
-            remaining = tuple(
-                m
-                for m in modalities_for(classification.intent, FALLBACK_PRESET)
-                if m not in outcome.skipped and m not in plan.modalities
-            )
-            plan = _Plan("rrf", remaining, PRESET_SPECS[FALLBACK_PRESET].rrf_k)
+            plan = fallback_plan(classification, plan, outcome.skipped)
             verdict = "found nothing" if outcome.lists else "could not answer"
-            notes.append(f"{missed} {verdict}; fell back to fused search over {', '.join(remaining) or 'none'}")
-            more = self._run(remaining, request, candidates)
+            notes.append(f"{missed} {verdict}; fell back to fused search over {', '.join(plan.modalities) or 'none'}")
+            more = self._run(plan.modalities, request, candidates)
             outcome = _Outcome(more.lists, {**outcome.skipped, **more.skipped}, outcome.partial or more.partial)
         weights = WEIGHTS[classification.intent]
         if classification.intent in SOURCE_FIRST_INTENTS:

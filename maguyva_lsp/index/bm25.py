@@ -20,8 +20,10 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
+from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.index.text_postings import F32, U32, PostingLists, SegmentedPostings
 from maguyva_lsp.model import Chunk, FileAnalysis
+from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES
 from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, index_tokens, subword_tokens
 
 BM25_K1 = 1.2  # term-frequency saturation
@@ -31,9 +33,6 @@ BM25_B = 0.75  # length normalisation
 SYMBOL_TOKEN_BOOST = 2
 # A long query (a pasted snippet) keeps only its most specific distinct terms (highest idf).
 MAX_QUERY_TERMS = 32
-MAX_QUERY_CHARS = 20_000  # only this much of a query is tokenized
-# A file that came without chunks (an analysis that produced none) is cut into windows of this many lines.
-FALLBACK_WINDOW_LINES = 40
 # Tokens of an identifier are cached (identifiers repeat a lot); the cache is dropped when it grows past this.
 WORD_CACHE_LIMIT = 1 << 18
 
@@ -139,14 +138,15 @@ def query_terms(text: str) -> list[str]:
 
 
 def fallback_chunks(analysis: FileAnalysis) -> tuple[Chunk, ...]:
-    """Line windows for a file whose analysis has no chunks, so that BM25 still sees its text."""
+    """Line windows (of the chunker's default size) for a file whose analysis has no chunks, so that BM25 still sees
+    its text."""
     lines = analysis.text.split("\n")
     out: list[Chunk] = []
-    for start in range(0, len(lines), FALLBACK_WINDOW_LINES):
-        text = "\n".join(lines[start : start + FALLBACK_WINDOW_LINES])
+    for start in range(0, len(lines), DEFAULT_WINDOW_LINES):
+        text = "\n".join(lines[start : start + DEFAULT_WINDOW_LINES])
         if text.strip():
             digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-            end = min(start + FALLBACK_WINDOW_LINES, len(lines)) - 1
+            end = min(start + DEFAULT_WINDOW_LINES, len(lines)) - 1
             out.append(Chunk(analysis.path, analysis.file.language, start, end, text, digest))
     return tuple(out)
 

@@ -50,7 +50,7 @@ LENGTH_PENALTY_CAP = 4.0
 QUALIFIER_MISS_FACTOR = 0.5
 
 # Bounds that keep one query cheap whatever the workspace size (type-ahead runs on every keystroke).
-MAX_QUERY_CHARS = 512  # longer than any real (qualified) symbol name: such text is not a name query
+MAX_NAME_QUERY_CHARS = 512  # longer than any real (qualified) symbol name: such text is not a name query
 # Prefix candidates are taken shortest name first, whole lengths at a time, until this many times `limit` are in:
 # longer names of the same sub-tier only score lower. (A longer plain prefix could still outrank a shorter
 # separator-only prefix already taken; the oversampling leaves room for that.)
@@ -211,8 +211,8 @@ class SymbolTable:
 
     def search(self, text: str, limit: int) -> list[SymbolMatch]:
         """The best `limit` definitions for a name-like query, by match-type score and then the tie-breaks.
-        A query longer than MAX_QUERY_CHARS names no symbol: it gets no answer (ask `search_terms` instead)."""
-        query = parse_symbol_query(text) if len(text) <= MAX_QUERY_CHARS else None
+        A query longer than MAX_NAME_QUERY_CHARS names no symbol: it gets no answer (ask `search_terms` instead)."""
+        query = parse_symbol_query(text) if len(text) <= MAX_NAME_QUERY_CHARS else None
         if query is None or limit <= 0:
             return []
         with self._lock:

@@ -11,11 +11,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.model import Classification, Intent
 from maguyva_lsp.tokens import STOPWORDS, split_identifier
 
-# Queries longer than this are truncated before classification (and retrieval): a pasted file is still a snippet.
-MAX_QUERY_CHARS = 4096
 # The identifier rule fires only when at most this many other content words surround the identifier.
 MAX_WORDS_BESIDE_IDENTIFIER = 2
 # A single line counts as pasted code when it shows at least this many distinct kinds of code punctuation.

@@ -1,7 +1,5 @@
-"""SPEC §4's weight profiles and §5's presets, each in one table, and which modalities a search runs.
-
-Modalities are ordered by weight, highest first; equal weights keep MODALITIES order (semantic, text, structural,
-graph), which is also the documented tie-break when `standard` keeps only three of them.
+"""SPEC §4's weight profiles and §5's presets, each in one table. Which of them a search runs is decided in
+`query/routing.py`.
 """
 
 from __future__ import annotations
@@ -13,9 +11,6 @@ from typing import Literal
 
 from maguyva_lsp.config import PRESETS, Preset
 from maguyva_lsp.model import MODALITIES, Intent, Modality
-
-# At or above this confidence an ordinary query skips fusion and asks only its intent's dominant modality (SPEC §5).
-DIRECT_CONFIDENCE = 0.85
 
 # SPEC §4, one row per intent, columns in MODALITIES order: semantic, text, structural, graph.
 _WEIGHT_ROWS: dict[Intent, tuple[float, float, float, float]] = {
@@ -67,31 +62,3 @@ def preset_spec(name: str) -> PresetSpec:
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r} (choose one of {', '.join(PRESETS)})")
     return PRESET_SPECS[name]
-
-
-def ranked_modalities(intent: Intent) -> tuple[Modality, ...]:
-    """The intent's modalities with a non-zero weight, highest weight first, ties in MODALITIES order."""
-    weights = WEIGHTS[intent]
-    weighted = [m for m in MODALITIES if weights[m] > 0]
-    return tuple(sorted(weighted, key=lambda m: -weights[m]))  # sorted() is stable: ties keep MODALITIES order
-
-
-def dominant_modality(intent: Intent) -> Modality:
-    """The single modality the direct path asks: the intent's highest weight."""
-    return ranked_modalities(intent)[0]
-
-
-def modalities_for(intent: Intent, preset: str) -> tuple[Modality, ...]:
-    """The modalities a fused (or quick) search runs; a weight-0 modality never runs.
-
-    quick: semantic alone; where the intent gives semantic no weight (exact_match), its dominant modality instead,
-    because a weight of 0 means the embedding model is switched off. standard: the three highest weights.
-    thorough: every modality with a non-zero weight.
-    """
-    spec = preset_spec(preset)
-    ranked = ranked_modalities(intent)
-    if spec.modality_rule == "semantic_only":
-        return ("semantic",) if WEIGHTS[intent]["semantic"] > 0 else ranked[:1]
-    if spec.modality_rule == "top_three":
-        return ranked[:STANDARD_MODALITY_COUNT]
-    return ranked

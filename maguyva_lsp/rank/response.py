@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from maguyva_lsp.model import Classification, Modality, PathClass, Span
+from maguyva_lsp.query.routing import FusionStrategy
 from maguyva_lsp.rank.fusion import ModalityRank
 
-FusionStrategy = Literal["direct", "rrf", "semantic_only"]
 # Milliseconds are reported to the microsecond: finer digits are noise.
 ELAPSED_MS_DIGITS = 3
 

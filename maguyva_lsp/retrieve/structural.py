@@ -24,15 +24,15 @@ from maguyva_lsp.model import (
     RetrieverStatus,
     Span,
 )
+from maguyva_lsp.query.routing import IDENTIFIER_INTENTS
 from maguyva_lsp.query.snippet import defined_names
 from maguyva_lsp.tokens import subword_tokens
 
 log = logging.getLogger(__name__)
 
-# Intents whose target names a symbol: answered by the symbol table when the target is identifier-like.
-IDENTIFIER_INTENTS: frozenset[Intent] = frozenset(
-    {Intent.FIND_DEFINITION, Intent.FIND_REFERENCES, Intent.IMPACT_ANALYSIS, Intent.EXACT_MATCH}
-)
+# Intents answered by the symbol table when the target is identifier-like: those whose target names a symbol, and an
+# exact match of an identifier (`ECONNREFUSED` is often a constant defined somewhere).
+SYMBOL_TABLE_INTENTS: frozenset[Intent] = IDENTIFIER_INTENTS | {Intent.EXACT_MATCH}
 # A mention of exactly the target ranks below a definition of the name in any spelling (exact, case-insensitive,
 # normalized: scores 100/90/80) and above definitions that merely start with it or share sub-words (70 and below).
 MENTION_SCORE = 75.0
@@ -110,7 +110,7 @@ class StructuralRetriever:
             return []
         target = query.target.strip() or query.text.strip()
         parsed = parse_symbol_query(target)
-        if query.intent in IDENTIFIER_INTENTS and parsed is not None and parsed.is_identifier:
+        if query.intent in SYMBOL_TABLE_INTENTS and parsed is not None and parsed.is_identifier:
             matches = self._table.search(target, limit)
             hits = [_definition_hit(m) for m in matches]
             mention_score = MENTION_SCORE * (QUALIFIER_MISS_FACTOR if parsed.qualified else 1.0)

@@ -7,17 +7,19 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from maguyva_lsp.config import DEFAULT_LIMIT
 from maguyva_lsp.index.bm25 import Bm25Index, best_line
 from maguyva_lsp.index.text_match import Deadline, IdentifierMatcher, LiteralMatcher, Matcher, RegexMatcher
 from maguyva_lsp.index.text_regex import plan_regex
 from maguyva_lsp.index.text_results import TextMatches, run_matcher, scan_order
 from maguyva_lsp.index.trigram import TRIGRAM_LEN, TrigramIndex, TrigramQuery, all_of, string_trigrams, utf8
 from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus, Span
+from maguyva_lsp.query.routing import IDENTIFIER_INTENTS
 from maguyva_lsp.retrieve.base import RetrieverError
 from maguyva_lsp.tokens import is_identifier
 
 # A literal or a pattern longer than this is refused: nobody searches a 100 KB literal, and a pattern that long costs
-# seconds to compile and analyse. (Natural-language queries are cut to bm25.MAX_QUERY_CHARS instead.)
+# seconds to compile and analyse. (Queries are cut to config.MAX_QUERY_CHARS before they get here.)
 MAX_PATTERN_CHARS = 8192
 # Wall-clock budget for verifying one exact search; past it the results are cut and say so.
 VERIFY_TIME_BUDGET_S = 2.0
@@ -25,12 +27,6 @@ VERIFY_TIME_BUDGET_S = 2.0
 # required literal): all of a large workspace for a literal (str.find runs at GB/s), less for a regex.
 LITERAL_SCAN_MAX_CHARS = 256 * 1024 * 1024
 REGEX_SCAN_MAX_CHARS = 64 * 1024 * 1024
-DEFAULT_LIMIT = 20
-
-# Intents whose identifier target is searched as a whole word (definitions first) rather than by BM25.
-IDENTIFIER_INTENTS: frozenset[Intent] = frozenset(
-    {Intent.FIND_DEFINITION, Intent.FIND_REFERENCES, Intent.IMPACT_ANALYSIS}
-)
 
 _NO_MATCHES = TextMatches(hits=(), files_matched=0, total_matches=0, candidates=0)
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.model import Intent
-from maguyva_lsp.query.intent import FALLBACK_RULE, MAX_QUERY_CHARS, RULES, classify, has_specific_target
+from maguyva_lsp.query.intent import FALLBACK_RULE, RULES, classify, has_specific_target
 
 DEF, REFS, IMPACT = Intent.FIND_DEFINITION, Intent.FIND_REFERENCES, Intent.IMPACT_ANALYSIS
 EXACT, UNDERSTAND, SIMILAR = Intent.EXACT_MATCH, Intent.UNDERSTAND_CODE, Intent.FIND_SIMILAR

@@ -7,14 +7,8 @@ import math
 import pytest
 
 from maguyva_lsp.model import MODALITIES, Intent
-from maguyva_lsp.query.profiles import (
-    DIRECT_CONFIDENCE,
-    PRESET_SPECS,
-    WEIGHTS,
-    dominant_modality,
-    modalities_for,
-    preset_spec,
-)
+from maguyva_lsp.query.profiles import PRESET_SPECS, WEIGHTS, preset_spec
+from maguyva_lsp.query.routing import DIRECT_CONFIDENCE, dominant_modality, modalities_for
 
 SPEC_WEIGHTS = {
     Intent.FIND_DEFINITION: (0.2, 0.1, 0.6, 0.1),
