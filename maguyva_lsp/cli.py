@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     form = "maguyva: %(message)s" if not args.verbose else "%(levelname)s %(name)s: %(message)s"
     logging.basicConfig(level=level, stream=sys.stderr, format=form)
     if args.command == "serve":
-        from maguyva_lsp.server.app import run_server
+        from maguyva_lsp.server.main import run_server
 
         run_server(tcp=args.tcp, host=args.host, port=args.port)
         return EXIT_OK

@@ -237,23 +237,3 @@ class _ProgressForwarder:
             self._server.from_thread(
                 self._server.work_done_progress.end, self._token, types.WorkDoneProgressEnd(message=message)
             )
-
-
-def build_server() -> MaguyvaServer:
-    from maguyva_lsp.server.handlers import register
-
-    server = MaguyvaServer()
-    register(server)
-    return server
-
-
-def run_server(*, tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
-    """Serve LSP over stdio (or TCP) until the client says exit."""
-    server = build_server()
-    try:
-        if tcp:
-            server.start_tcp(host, port)
-        else:
-            server.start_io()
-    finally:
-        server.shutdown_all()

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from lsprotocol import types
 
-if TYPE_CHECKING:
-    from maguyva_lsp.server.app import MaguyvaServer
+
+class LogClient(Protocol):
+    """What the handler needs of the server: its log method, and a way to call it on the event loop."""
+
+    def from_thread(self, fn: Callable[..., Any], *args: Any) -> None: ...
+
+    def window_log_message(self, params: types.LogMessageParams) -> None: ...
+
 
 _LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
 _MESSAGE_TYPES = {
@@ -23,7 +30,7 @@ _MESSAGE_TYPES = {
 class ClientLogHandler(logging.Handler):
     """Forwards the package's log records to the client through the event loop (records come from any thread)."""
 
-    def __init__(self, server: MaguyvaServer) -> None:
+    def __init__(self, server: LogClient) -> None:
         super().__init__(logging.INFO)
         self._server = server
         self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
@@ -44,7 +51,7 @@ class ClientLogHandler(logging.Handler):
         logging.getLogger("maguyva_lsp").setLevel(min(level, logging.INFO))
 
 
-def install_client_logging(server: MaguyvaServer) -> ClientLogHandler:
+def install_client_logging(server: LogClient) -> ClientLogHandler:
     """Route the `maguyva_lsp` loggers to stderr and the client. pygls itself logs whole messages (settings with
     the Voyage key among them) at INFO and DEBUG, so its loggers are held at WARNING and never sent to the client."""
     package = logging.getLogger("maguyva_lsp")
