@@ -10,6 +10,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.engine import Engine
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH, MAX_IMPACT_DEPTH
 from maguyva_lsp.server.app import MaguyvaServer
@@ -25,7 +26,6 @@ from maguyva_lsp.server.convert import (
 
 log = logging.getLogger(__name__)
 
-MAX_QUERY_CHARS = 10_000
 WORKSPACE_SYMBOL_LIMIT = 100
 BUFFER_DEBOUNCE_SECONDS = 0.3
 REINDEX_COMMAND = "maguyva.reindex"
