@@ -163,6 +163,9 @@ def _index_with_progress(engine: Any) -> None:
     if show:
         stream.write("\r" + " " * 70 + "\r")
         stream.flush()
+    warning = engine.skip_warning()  # the same one line the server shows once per indexing run
+    if warning is not None:
+        print(f"maguyva: {warning}", file=stream)
 
 
 def _print_index_summary(engine: Any) -> None:

@@ -31,6 +31,7 @@ from maguyva_lsp.retrieve.semantic import SemanticRetriever
 from maguyva_lsp.retrieve.structural import StructuralRetriever
 from maguyva_lsp.retrieve.text import TextRetriever
 from maguyva_lsp.scan.ignore import IGNORE_FILE_NAMES
+from maguyva_lsp.scan.skips import NOT_RECORDED, Skip, SkipReason, printable_path, problem_warning, summarize
 from maguyva_lsp.scan.walker import WorkspaceScanner
 from maguyva_lsp.search import SearchPipeline
 from maguyva_lsp.semantic_lane import SemanticLane
@@ -86,7 +87,7 @@ class Engine:
         self.settings = settings or Settings()
         self.messages: list[str] = []  # notices for the user (fallbacks, store problems)
         self.counters = IndexCounters()
-        self.skipped: dict[str, str] = {}
+        self.skipped: dict[str, Skip] = {}  # printable root-relative path → why it is not indexed
         self._files: dict[str, _FileState] = {}
         self._buffers: dict[str, str] = {}
         self._write_lock = threading.RLock()
@@ -98,7 +99,12 @@ class Engine:
         self.store = self._open_store() if persist else None
         embedder, notes = make_embedder(self.settings)
         self.messages.extend(notes)
-        self._analyzer = Analyzer(self.settings.chunk_lines, self.settings.workers, embedder.text_style)
+        self._analyzer = Analyzer(
+            self.settings.chunk_lines,
+            self.settings.workers,
+            embedder.text_style,
+            max_file_size=self.settings.max_file_size,
+        )
         self.text = TextRetriever()
         self.structural = StructuralRetriever()
         self.graph = GraphRetriever()
@@ -233,7 +239,7 @@ class Engine:
         for batch in self._analyzer.analyze(files):
             for result in batch:
                 if isinstance(result, Skipped):
-                    self.skipped[result.path] = result.reason
+                    self.skipped[result.path] = result.skip
                     self.counters.skipped += 1
                     if result.path in self._files:
                         self._apply(ChangeBatch(removed=(result.path,)))
@@ -267,16 +273,21 @@ class Engine:
                 if rel in self._buffers:
                     continue  # an open buffer's content wins over the disk until the buffer is closed
                 verdict = self._scanner.check(self.root / rel)
-                if not isinstance(verdict, str) and self._unchanged(rel, verdict.size, verdict.mtime_ns):
+                if not isinstance(verdict, Skip) and self._unchanged(rel, verdict.size, verdict.mtime_ns):
                     continue
-                result = read_and_analyze(verdict, self.settings.chunk_lines) if not isinstance(verdict, str) else None
+                result = (
+                    read_and_analyze(verdict, self.settings.chunk_lines, max_file_size=self.settings.max_file_size)
+                    if not isinstance(verdict, Skip)
+                    else Skipped(rel, verdict)
+                )
                 if isinstance(result, FileAnalysis):
                     updated.append(result)
                     self.skipped.pop(rel, None)
                     continue
-                reason = result.reason if isinstance(result, Skipped) else str(verdict)
-                if not reason.startswith("cannot stat"):  # a deleted file is gone, not skipped
-                    self.skipped[rel] = reason
+                if result.skip.reason in NOT_RECORDED:  # a deleted or ignored file is gone, not skipped
+                    self.skipped.pop(printable_path(rel), None)
+                else:
+                    self.skipped[printable_path(rel)] = result.skip
                 if rel in self._files:
                     removed.append(rel)
             batch = ChangeBatch(updated=tuple(updated), removed=tuple(removed))
@@ -319,11 +330,13 @@ class Engine:
                 out.update(dict.fromkeys(f.path for f in self._scanner.scan_folder(rel).files))
                 prefix = rel + "/" if rel else ""
                 out.update(dict.fromkeys(p for p in self._files if p.startswith(prefix)))
-            elif not absolute.exists() and rel not in self._files:
+            else:
+                # A path that is no folder now may have been one: its indexed files go (deleted, or the folder was
+                # replaced by a file of the same name).
                 prefix = rel + "/"
                 out.update(dict.fromkeys(p for p in self._files if p.startswith(prefix)))
-            else:
-                out[rel] = None
+                if absolute.exists() or rel in self._files or printable_path(rel) in self.skipped:
+                    out[rel] = None
         return list(out)
 
     def remove(self, paths: Iterable[str | Path]) -> None:
@@ -340,8 +353,8 @@ class Engine:
         if rel is None:
             return False
         verdict = self._scanner.check(self.root / rel)
-        if isinstance(verdict, str):
-            if "cannot stat" not in verdict:
+        if isinstance(verdict, Skip):
+            if verdict.reason is not SkipReason.MISSING:
                 return False
             # A new, unsaved file: describe it from its name alone.
             verdict = self._scanner.describe(rel)
@@ -469,6 +482,7 @@ class Engine:
             "nodes": graph_stats.get("nodes", 0),
             "embedder": self.semantic.embedder_name,
             "skipped": len(self.skipped),
+            "skips": summarize(self.skipped),
             "open_buffers": len(self._buffers),
             "modalities": {
                 name: {
@@ -493,6 +507,10 @@ class Engine:
             },
             "messages": list(self.messages),
         }
+
+    def skip_warning(self) -> str | None:
+        """One sentence about the entries the last run had to skip for a problem (unreadable, broken...), or None."""
+        return problem_warning(self.root.name, self.skipped)
 
     @property
     def closed(self) -> bool:

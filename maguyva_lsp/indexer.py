@@ -14,12 +14,15 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 
+from maguyva_lsp.config import DEFAULT_MAX_FILE_SIZE
 from maguyva_lsp.embed.base import TextStyle
 from maguyva_lsp.embed.text import document_text
 from maguyva_lsp.model import FileAnalysis, PathClass, SourceFile
 from maguyva_lsp.parse.analyze import analyze_file, is_binary
 from maguyva_lsp.parse.languages import language_for_path
 from maguyva_lsp.scan.classify import GENERATED_HEADER_BYTES, looks_generated
+from maguyva_lsp.scan.read import read_source
+from maguyva_lsp.scan.skips import Skip, SkipReason
 
 log = logging.getLogger(__name__)
 
@@ -35,24 +38,29 @@ class Skipped:
     """A file that could not be indexed, and why."""
 
     path: str
-    reason: str
+    skip: Skip
+
+    @property
+    def reason(self) -> str:
+        return str(self.skip)
 
 
 def read_and_analyze(
-    file: SourceFile, chunk_lines: int, text: str | None = None, embed_style: TextStyle | None = None
+    file: SourceFile,
+    chunk_lines: int,
+    text: str | None = None,
+    embed_style: TextStyle | None = None,
+    *,
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE,
 ) -> FileAnalysis | Skipped:
-    """Read a file (or take an open buffer's `text`) and analyse it; vanished, unreadable or binary: Skipped."""
+    """Read a file (or take an open buffer's `text`) and analyse it; unreadable, changed, huge or binary: Skipped."""
     if text is None:
-        try:
-            with open(file.abs_path, "rb") as handle:
-                data = handle.read(file.size + 1 if file.size else -1)
-        except FileNotFoundError:
-            return Skipped(file.path, "vanished before it could be read")
-        except OSError as exc:
-            return Skipped(file.path, f"unreadable: {exc.strerror or exc}")
+        data = read_source(file.abs_path, max_file_size)  # whatever the entry became since it was listed
+        if isinstance(data, Skip):
+            return Skipped(file.path, data)
         if is_binary(data):
-            return Skipped(file.path, "binary content (NUL bytes)")
-        # The file may have grown since it was scanned: describe what was actually read.
+            return Skipped(file.path, Skip(SkipReason.BINARY, "binary content (NUL bytes)"))
+        # The file may have changed since it was scanned: describe what was actually read.
         file = dataclasses.replace(file, size=len(data))
     else:
         data = text.encode("utf-8", "surrogatepass")
@@ -62,7 +70,7 @@ def read_and_analyze(
         analysis = analyze_file(file, data, chunk_lines=chunk_lines)
     except Exception as exc:  # an analyzer bug must cost one file, never the index
         log.exception("analysis of %s failed", file.path)
-        return Skipped(file.path, f"analysis failed: {exc}")
+        return Skipped(file.path, Skip(SkipReason.ANALYSIS_FAILED, f"{type(exc).__name__}: {exc}"))
     if embed_style is None:
         return analysis
     # Preparing the embedding input here puts that per-chunk work in the worker processes of a cold index.
@@ -84,9 +92,9 @@ def _refine(file: SourceFile, data: bytes) -> SourceFile:
 
 
 def _analyze_batch(
-    files: Sequence[SourceFile], chunk_lines: int, embed_style: TextStyle | None
+    files: Sequence[SourceFile], chunk_lines: int, embed_style: TextStyle | None, max_file_size: int
 ) -> list[FileAnalysis | Skipped]:
-    return [read_and_analyze(f, chunk_lines, embed_style=embed_style) for f in files]
+    return [read_and_analyze(f, chunk_lines, embed_style=embed_style, max_file_size=max_file_size) for f in files]
 
 
 def worker_count(configured: int) -> int:
@@ -99,9 +107,17 @@ def worker_count(configured: int) -> int:
 class Analyzer:
     """Analyses batches of files, with a lazily started process pool for large batches."""
 
-    def __init__(self, chunk_lines: int, workers: int, embed_style: TextStyle | None = None) -> None:
+    def __init__(
+        self,
+        chunk_lines: int,
+        workers: int,
+        embed_style: TextStyle | None = None,
+        *,
+        max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+    ) -> None:
         self.chunk_lines = chunk_lines
         self.embed_style = embed_style
+        self.max_file_size = max_file_size
         self.workers = worker_count(workers)
         self._pool: Executor | None = None
 
@@ -111,14 +127,14 @@ class Analyzer:
         """Analyse files, yielding results in batches as they complete (order within the whole run is kept)."""
         if len(files) < PARALLEL_MIN_FILES or self.workers < 2:
             for start in range(0, len(files), WORKER_BATCH_FILES):
-                batch = _analyze_batch(files[start : start + WORKER_BATCH_FILES], self.chunk_lines, self.embed_style)
+                batch = _analyze_batch(files[start : start + WORKER_BATCH_FILES], *self._options)
                 if on_done:
                     on_done(len(batch))
                 yield batch
             return
         pool = self._ensure_pool()
         futures = [
-            pool.submit(_analyze_batch, files[start : start + WORKER_BATCH_FILES], self.chunk_lines, self.embed_style)
+            pool.submit(_analyze_batch, files[start : start + WORKER_BATCH_FILES], *self._options)
             for start in range(0, len(files), WORKER_BATCH_FILES)
         ]
         try:
@@ -129,13 +145,17 @@ class Analyzer:
                     log.warning("analysis worker failed (%s): analysing its files in-process", exc)
                     index = futures.index(future)
                     part = files[index * WORKER_BATCH_FILES : (index + 1) * WORKER_BATCH_FILES]
-                    batch = _analyze_batch(part, self.chunk_lines, self.embed_style)
+                    batch = _analyze_batch(part, *self._options)
                 if on_done:
                     on_done(len(batch))
                 yield batch
         finally:
             for future in futures:
                 future.cancel()
+
+    @property
+    def _options(self) -> tuple[int, TextStyle | None, int]:
+        return self.chunk_lines, self.embed_style, self.max_file_size
 
     def _ensure_pool(self) -> Executor:
         if self._pool is None:

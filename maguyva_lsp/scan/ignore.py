@@ -13,9 +13,14 @@ from pathlib import Path
 
 import pathspec
 
+from maguyva_lsp.scan.read import read_source
+from maguyva_lsp.scan.skips import Skip, SkipReason
+
 log = logging.getLogger(__name__)
 
 IGNORE_FILE_NAMES: tuple[str, ...] = (".gitignore", ".maguyvaignore")
+# An ignore file larger than this is not one a person wrote: not read.
+MAX_IGNORE_FILE_BYTES = 1 << 20
 # Folders no one wants searched: version-control internals and tool caches. Not configurable on purpose: indexing them
 # is never useful and can be enormous.
 ALWAYS_SKIPPED_DIRS: frozenset[str] = frozenset(
@@ -42,11 +47,13 @@ class _Rules:
 
 
 def _read_rules(path: Path, base: str) -> _Rules | None:
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError as exc:
-        log.info("cannot read ignore file %s: %s", path, exc)
+    """The rules of one ignore file, or None when there is none (or it cannot be read: the walker reports that file)."""
+    data = read_source(str(path), MAX_IGNORE_FILE_BYTES)  # never a blocking open: it may be a FIFO
+    if isinstance(data, Skip):
+        if data.reason not in (SkipReason.VANISHED, SkipReason.CHANGED_TYPE):  # no such file: the usual case
+            log.debug("cannot read ignore file %s: %s", path, data)
         return None
+    lines = data.decode("utf-8", "replace").splitlines()
     try:
         spec = pathspec.GitIgnoreSpec.from_lines(lines)
     except Exception as exc:  # pathspec raises various errors on malformed patterns
@@ -70,18 +77,14 @@ class IgnoreRules:
         extra = [p for p in extra_patterns if p.strip()]
         if extra:
             rules.append(_Rules("", pathspec.GitIgnoreSpec.from_lines(extra)))
-        exclude = _read_rules(root / ".git" / "info" / "exclude", "") if (root / ".git" / "info").is_dir() else None
+        exclude = _read_rules(root / ".git" / "info" / "exclude", "")
         if exclude is not None:
             rules.append(exclude)
         return cls(tuple(rules)).child(root, "")
 
     def child(self, folder: Path, rel_folder: str) -> IgnoreRules:
         """The rules for `folder` (root-relative `rel_folder`): these plus its own ignore files, if it has any."""
-        added = [
-            rules
-            for name in IGNORE_FILE_NAMES
-            if (folder / name).is_file() and (rules := _read_rules(folder / name, rel_folder)) is not None
-        ]
+        added = [rules for name in IGNORE_FILE_NAMES if (rules := _read_rules(folder / name, rel_folder)) is not None]
         return IgnoreRules(self._rules + tuple(added)) if added else self
 
     def ignored(self, rel_path: str, is_dir: bool) -> bool:

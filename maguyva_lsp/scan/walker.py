@@ -1,4 +1,8 @@
-"""Walk a workspace folder: respect ignore files, skip huge and obviously binary files, survive symlink loops."""
+"""Walk a workspace folder: respect ignore files, skip huge and obviously binary files, survive every bad entry.
+
+An unreadable folder, a broken or looping symlink, a FIFO, a name that is not UTF-8, an entry that vanishes or changes
+type while it is listed: each is skipped alone with its reason (scan/skips.py) and the walk goes on.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from maguyva_lsp.model import SourceFile
 from maguyva_lsp.parse.languages import language_for_path
 from maguyva_lsp.scan.classify import classify_path
 from maguyva_lsp.scan.ignore import ALWAYS_SKIPPED_DIRS, IgnoreRules
+from maguyva_lsp.scan.skips import Skip, SkipReason, kind_of_mode, name_problem, printable_path, skip_for_os_error
 
 log = logging.getLogger(__name__)
 
@@ -24,22 +29,25 @@ BINARY_SUFFIXES: frozenset[str] = frozenset(
      ".avi", ".mkv", ".ttf", ".otf", ".woff", ".woff2", ".eot", ".db", ".sqlite", ".sqlite3", ".bin", ".dat",
      ".npy", ".npz", ".pkl", ".pickle", ".parquet", ".onnx", ".pt", ".safetensors", ".iso", ".dmg", ".deb", ".rpm"}
 )  # fmt: skip
+# A folder holding this file is a Python virtual environment: skipped whole, however it is named.
+VENV_MARKER = "pyvenv.cfg"
 
 
 @dataclass(slots=True)
 class ScanReport:
-    """What a scan found and what it skipped, with a reason for each skip."""
+    """What a scan found and what it skipped, with a reason for each skip (keyed by printable root-relative path)."""
 
     files: list[SourceFile] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)  # root-relative path → reason
+    skipped: dict[str, Skip] = field(default_factory=dict)
 
-    def skip(self, rel_path: str, reason: str) -> None:
-        self.skipped[rel_path] = reason
-        log.debug("skipped %s: %s", rel_path, reason)
+    def skip(self, rel_path: str, skip: Skip) -> None:
+        shown = printable_path(rel_path or ".")
+        self.skipped[shown] = skip
+        log.debug("skipped %s: %s", shown, skip)
 
 
 class WorkspaceScanner:
-    """Enumerates the files of one workspace root that the index should hold."""
+    """Enumerates the files of one workspace root that the index should hold; each bad entry costs only itself."""
 
     def __init__(self, root: Path, *, max_file_size: int, exclude: tuple[str, ...] = ()) -> None:
         self.root = root.resolve()
@@ -49,38 +57,50 @@ class WorkspaceScanner:
     def scan(self) -> ScanReport:
         """Walk the whole root."""
         report = ScanReport()
-        visited: set[tuple[int, int]] = set()
-        for entry in self._walk(self.root, "", self._root_rules, visited, report):
-            report.files.append(entry)
+        report.files.extend(self.walk(report))
         report.files.sort(key=lambda f: f.path)
         return report
+
+    def walk(self, report: ScanReport) -> Iterator[SourceFile]:
+        """The root's files as they are listed (skips go to `report`): lazily, so entries may change meanwhile."""
+        yield from self._walk(self.root, "", self._root_rules, report, visited=set())
 
     def scan_folder(self, rel_folder: str) -> ScanReport:
         """Walk one sub-folder (root-relative) with the rules in force there, e.g. a folder moved into the workspace."""
         report = ScanReport()
         rules = self._rules_for(rel_folder, report)
         if rules is not None:
-            report.files.extend(self._walk(self.root / rel_folder, rel_folder, rules, set(), report))
+            report.files.extend(self._walk(self.root / rel_folder, rel_folder, rules, report, visited=set()))
             report.files.sort(key=lambda f: f.path)
         return report
 
-    def check(self, abs_path: Path) -> SourceFile | str:
-        """One path, as the scan would judge it: the SourceFile, or the reason it is not indexed."""
+    def check(self, abs_path: Path) -> SourceFile | Skip:
+        """One path, as the scan would judge it: the SourceFile, or the Skip saying why it is not indexed."""
         rel = abs_path.as_posix() if not abs_path.is_absolute() else self.relative(abs_path)
         if rel is None:
-            return "outside the workspace"
+            return Skip(SkipReason.OUTSIDE)
         parent = rel.rsplit("/", 1)[0] if "/" in rel else ""
         report = ScanReport()
         rules = self._rules_for(parent, report)
         if rules is None:
             return next(iter(report.skipped.values()))
         if rules.ignored(rel, is_dir=False):
-            return "ignored by an ignore file"
+            return Skip(SkipReason.IGNORED)
+        for part in rel.split("/"):
+            if (problem := name_problem(part)) is not None:
+                return Skip(SkipReason.BAD_NAME, problem)
+        path = self.root / rel
         try:
-            st = (self.root / rel).stat()
+            st = path.stat()
+        except FileNotFoundError as exc:
+            return (
+                Skip(SkipReason.BROKEN_SYMLINK, exc.strerror or "") if path.is_symlink() else Skip(SkipReason.MISSING)
+            )
         except OSError as exc:
-            return f"cannot stat: {exc.strerror or exc}"
-        return self._accept(rel, str(self.root / rel), st)
+            return skip_for_os_error(exc)
+        except ValueError as exc:  # an embedded NUL byte
+            return Skip(SkipReason.BAD_NAME, str(exc))
+        return self._accept(rel, str(path), st)
 
     def describe(self, rel: str) -> SourceFile:
         """A SourceFile for a path known only by name (an unsaved editor buffer with no file on disk yet)."""
@@ -96,7 +116,7 @@ class WorkspaceScanner:
         for depth, part in enumerate(parts):
             sub = "/".join(parts[: depth + 1])
             if part in ALWAYS_SKIPPED_DIRS or rules.ignored(sub, is_dir=True):
-                report.skip(rel_folder, f"inside ignored folder {sub}")
+                report.skip(rel_folder, Skip(SkipReason.IGNORED, f"inside ignored folder {sub}"))
                 return None
             folder = folder / part
             rules = rules.child(folder, sub)
@@ -109,13 +129,15 @@ class WorkspaceScanner:
         except (ValueError, OSError):
             return None
 
-    def _accept(self, rel: str, abs_path: str, st: os.stat_result) -> SourceFile | str:
+    def _accept(self, rel: str, abs_path: str, st: os.stat_result) -> SourceFile | Skip:
+        if stat.S_ISDIR(st.st_mode):
+            return Skip(SkipReason.CHANGED_TYPE, "a folder, not a file")
         if not stat.S_ISREG(st.st_mode):
-            return "not a regular file"
+            return Skip(SkipReason.SPECIAL_FILE, kind_of_mode(st.st_mode))
         if st.st_size > self.max_file_size:
-            return f"larger than max_file_size ({st.st_size} > {self.max_file_size} bytes)"
+            return Skip(SkipReason.TOO_LARGE, f"{st.st_size} bytes > max_file_size {self.max_file_size}")
         if Path(rel).suffix.lower() in BINARY_SUFFIXES:
-            return "binary file type"
+            return Skip(SkipReason.BINARY, "binary file type")
         return SourceFile(
             path=rel,
             abs_path=abs_path,
@@ -126,49 +148,78 @@ class WorkspaceScanner:
         )
 
     def _walk(
-        self, folder: Path, rel_folder: str, rules: IgnoreRules, visited: set[tuple[int, int]], report: ScanReport
+        self,
+        folder: Path,
+        rel_folder: str,
+        rules: IgnoreRules,
+        report: ScanReport,
+        *,
+        visited: set[tuple[int, int]],
+        ancestors: tuple[tuple[int, int], ...] = (),
     ) -> Iterator[SourceFile]:
+        """The files under one folder. Anything wrong with the folder itself skips it alone; its entries one by one."""
         try:
             folder_stat = folder.stat()
         except OSError as exc:
-            report.skip(rel_folder or ".", f"cannot stat folder: {exc.strerror or exc}")
+            report.skip(rel_folder, skip_for_os_error(exc, broken_link=_is_symlink(folder)))
+            return
+        if not stat.S_ISDIR(folder_stat.st_mode):
+            report.skip(
+                rel_folder,
+                Skip(SkipReason.CHANGED_TYPE, f"listed as a folder, now {kind_of_mode(folder_stat.st_mode)}"),
+            )
             return
         identity = (folder_stat.st_dev, folder_stat.st_ino)
+        if identity in ancestors:
+            report.skip(rel_folder, Skip(SkipReason.SYMLINK_LOOP, "links back to a folder that contains it"))
+            return
         if identity in visited:
-            report.skip(rel_folder or ".", "symlink loop (folder already visited)")
+            report.skip(rel_folder, Skip(SkipReason.DUPLICATE_FOLDER))
             return
         visited.add(identity)
         try:
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            report.skip(rel_folder or ".", f"unreadable folder: {exc.strerror or exc}")
+            report.skip(rel_folder, skip_for_os_error(exc))
             return
+        if rel_folder and any(e.name == VENV_MARKER for e in entries):
+            report.skip(rel_folder, Skip(SkipReason.VIRTUALENV, f"holds {VENV_MARKER}"))
+            return
+        inside = (*ancestors, identity)
         for entry in entries:
             rel = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
             try:
                 is_dir = entry.is_dir(follow_symlinks=True)
             except OSError as exc:
-                report.skip(rel, f"cannot stat: {exc.strerror or exc}")
+                report.skip(rel, skip_for_os_error(exc, broken_link=_is_symlink(entry)))
+                continue
+            if is_dir and entry.name in ALWAYS_SKIPPED_DIRS:
+                continue
+            if rules.ignored(rel, is_dir=is_dir):
+                continue
+            if (problem := name_problem(entry.name)) is not None:
+                report.skip(rel, Skip(SkipReason.BAD_NAME, problem))
                 continue
             if is_dir:
-                if entry.name in ALWAYS_SKIPPED_DIRS or rules.ignored(rel, is_dir=True):
-                    continue
-                if (Path(entry.path) / "pyvenv.cfg").is_file():
-                    report.skip(rel, "a Python virtual environment")
-                    continue
                 child = Path(entry.path)
-                yield from self._walk(child, rel, rules.child(child, rel), visited, report)
-                continue
-            if rules.ignored(rel, is_dir=False):
+                yield from self._walk(child, rel, rules.child(child, rel), report, visited=visited, ancestors=inside)
                 continue
             try:
                 st = entry.stat(follow_symlinks=True)
             except OSError as exc:
-                report.skip(rel, f"cannot stat (dangling symlink?): {exc.strerror or exc}")
+                report.skip(rel, skip_for_os_error(exc, broken_link=_is_symlink(entry)))
                 continue
             accepted = self._accept(rel, entry.path, st)
-            if isinstance(accepted, str):
+            if isinstance(accepted, Skip):
                 report.skip(rel, accepted)
             else:
                 yield accepted
+
+
+def _is_symlink(entry: os.DirEntry[str] | Path) -> bool:
+    """Whether an entry is itself a symlink, false when even that cannot be told."""
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False

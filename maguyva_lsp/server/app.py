@@ -171,6 +171,9 @@ class MaguyvaServer(LanguageServer):
             if progress is not None:
                 progress.end(f"{engine.file_count} files indexed")
         log.info("indexed %s: %s", engine.root, engine.counters)
+        warning = engine.skip_warning()  # one message per indexing run, never one per file
+        if warning is not None:
+            self.show(warning)
 
     def stop_watchers(self) -> None:
         for watcher in self.watchers.values():

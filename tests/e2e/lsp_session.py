@@ -82,10 +82,14 @@ def options(index_dir: Path, **extra: Any) -> dict[str, Any]:
 
 @contextlib.asynccontextmanager
 async def lsp_session(
-    root: Path, init_options: dict[str, Any], capabilities: str = "visual-studio-code"
+    root: Path,
+    init_options: dict[str, Any],
+    capabilities: str = "visual-studio-code",
+    server_command: list[str] | None = None,
+    server_env: dict[str, str] | None = None,
 ) -> AsyncIterator[LanguageClient]:
     """A started and initialised server on `root`; shut down cleanly at the end."""
-    config = ClientServerConfig(server_command=SERVER_COMMAND)
+    config = ClientServerConfig(server_command=server_command or SERVER_COMMAND, server_env=server_env)
     client = await config.start()
     assert isinstance(client, LanguageClient)
     try:

@@ -12,6 +12,7 @@ from maguyva_lsp.config import Settings
 from maguyva_lsp.engine import Engine
 from maguyva_lsp.indexer import Skipped, read_and_analyze
 from maguyva_lsp.model import PathClass
+from maguyva_lsp.scan.skips import SkipReason
 from maguyva_lsp.scan.walker import WorkspaceScanner
 
 FILES: dict[str, str] = {
@@ -199,7 +200,7 @@ def test_bad_input_is_skipped_or_answered_never_crashes(tmp_path: Path) -> None:
         engine.index()
         status = engine.status()
         assert status["files"] == 3  # the binary file is skipped, with its reason
-        assert "binary" in engine.skipped["blob.txt"]
+        assert engine.skipped["blob.txt"].reason is SkipReason.BINARY
         assert engine.search("def accented").to_json()["results"][0]["uri"].endswith("latin1.py")
         assert engine.search('"]]] class"').to_json()["results"][0]["uri"].endswith("broken.py")
         with pytest.raises(ValueError, match="invalid regular expression at position"):
@@ -228,7 +229,7 @@ def test_file_deleted_between_scan_and_read(tmp_path: Path) -> None:
     (scanned,) = WorkspaceScanner(root, max_file_size=1 << 20).scan().files
     os.unlink(root / "gone.py")
     result = read_and_analyze(scanned, chunk_lines=40)
-    assert isinstance(result, Skipped) and "vanished" in result.reason
+    assert isinstance(result, Skipped) and result.skip.reason is SkipReason.VANISHED and "vanished" in result.reason
 
 
 def test_open_buffer_wins_until_closed(tmp_path: Path) -> None:
