@@ -19,6 +19,7 @@ from typing import Any
 
 from maguyva_lsp.config import Settings
 from maguyva_lsp.embed.factory import make_embedder
+from maguyva_lsp.failures import BACKGROUND, failure_log
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH
 from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
@@ -396,7 +397,7 @@ class Engine:
             try:
                 retriever.apply(batch)
             except Exception:  # one retriever's failure must not take the others down; its status says why
-                log.exception("the %s retriever failed to apply a batch", name)
+                log.exception("the %s retriever failed to apply a batch", name, extra=BACKGROUND)
         self._semantic_lane.submit(batch)
         if persist and self.store is not None:
             self.store.save(batch.updated, batch.removed)
@@ -506,6 +507,7 @@ class Engine:
                 "last_index_seconds": round(self.counters.last_index_seconds, 3),
             },
             "messages": list(self.messages),
+            "last_error": failure_log().last_json(),  # the latest background failure of this process, or None
         }
 
     def skip_warning(self) -> str | None:

@@ -11,6 +11,7 @@ import logging
 import queue
 import threading
 
+from maguyva_lsp.failures import BACKGROUND
 from maguyva_lsp.model import ChangeBatch
 from maguyva_lsp.retrieve.base import Retriever
 
@@ -57,7 +58,7 @@ class SemanticLane:
             try:
                 self._retriever.apply(batch)
             except Exception:  # its status says why; the lane keeps serving later batches
-                log.exception("the semantic retriever failed to apply a batch")
+                log.exception("the semantic retriever failed to apply a batch", extra=BACKGROUND)
             finally:
                 with self._lock:
                     self._pending -= 1

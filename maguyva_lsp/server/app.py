@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -21,6 +22,7 @@ from pygls.lsp.server import LanguageServer
 from maguyva_lsp import __version__
 from maguyva_lsp.config import Settings, settings_from_mapping
 from maguyva_lsp.engine import Engine, IndexProgress
+from maguyva_lsp.failures import BACKGROUND, Failure, failure_log
 from maguyva_lsp.server.convert import ColumnCodec, path_of_uri
 from maguyva_lsp.server.logs import install_client_logging
 from maguyva_lsp.watch.watcher import FolderWatcher
@@ -31,6 +33,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 QUERY_THREADS = 2
+# The same background failure is shown again only after this long (a failing store would fail every file save).
+FAILURE_REPEAT_SECONDS = 60.0
 PROGRESS_INTERVAL_SECONDS = 0.25
 # Settings that change what is indexed or how: a change rebuilds the engines (warm from the store when it can).
 REBUILD_SETTINGS: tuple[str, ...] = (
@@ -54,6 +58,8 @@ class MaguyvaServer(LanguageServer):
         self.folders_pending = 0  # folders scheduled for opening whose first index has not finished
         self.supports_progress = False
         self._log_handler = install_client_logging(self)
+        self._last_shown_failure: tuple[str, float] | None = None
+        failure_log().listen(self._tell_failure)
 
     # -- threads
 
@@ -69,9 +75,21 @@ class MaguyvaServer(LanguageServer):
     def _logged(fn: Callable[..., T], *args: Any) -> T:
         try:
             return fn(*args)
-        except Exception:
-            log.exception("background task %s failed", getattr(fn, "__name__", fn))
+        except Exception:  # recorded as last_error and told to the client (failures.py); the index keeps its state
+            log.exception("background task %s failed", getattr(fn, "__name__", fn), extra=BACKGROUND)
             raise
+
+    def _tell_failure(self, failure: Failure) -> None:
+        """Show a background failure to the user: once per distinct message a minute, not once per batch."""
+        now = time.monotonic()
+        last = self._last_shown_failure
+        if last is not None and last[0] == failure.message and now - last[1] < FAILURE_REPEAT_SECONDS:
+            return
+        self._last_shown_failure = (failure.message, now)
+        self.show(
+            f"{failure.message}. Searches answer from what was indexed before; see maguyva/status (last_error).",
+            types.MessageType.Error,
+        )
 
     def from_thread(self, fn: Callable[..., Any], *args: Any) -> None:
         """Call fn on the event loop (the only thread that may write to the client)."""
@@ -126,6 +144,7 @@ class MaguyvaServer(LanguageServer):
         """`maguyva/status`: every folder's counts, indexing while any folder still waits for its first index."""
         status = self.workspaces.status()
         status["indexing"] = bool(status["indexing"] or self.folders_pending)
+        status["last_error"] = failure_log().last_json()
         return status
 
     def open_folder(self, root: Path) -> None:
@@ -187,6 +206,7 @@ class MaguyvaServer(LanguageServer):
             return None
 
     def shutdown_all(self) -> None:
+        failure_log().forget(self._tell_failure)
         self.stop_watchers()
         self.writer.shutdown(wait=False, cancel_futures=True)
         self.queries.shutdown(wait=False, cancel_futures=True)
@@ -217,8 +237,6 @@ class _ProgressForwarder:
             self._created.set_result(False)
 
     def report(self, progress: IndexProgress) -> None:
-        import time
-
         now = time.monotonic()
         if now - self._last < PROGRESS_INTERVAL_SECONDS or not self._created.done() or not self._created.result():
             return

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import platformdirs
 
+from maguyva_lsp.failures import BACKGROUND
 from maguyva_lsp.model import FileAnalysis
 from maguyva_lsp.store import codec
 from maguyva_lsp.store.lock import ExclusiveLock, LockUnavailableError
@@ -189,7 +190,13 @@ class AnalysisStore:
                 if gone:
                     self._db.executemany("DELETE FROM files WHERE path = ?", gone)
         except sqlite3.Error as exc:
-            log.error("could not write the store in %s: %s (the in-memory index stays correct)", self.folder, exc)
+            log.error(
+                "could not write the index store in %s: %s (the in-memory index stays correct; changes will be"
+                " analysed again at the next start)",
+                self.folder,
+                exc,
+                extra=BACKGROUND,
+            )
 
     def close(self) -> None:
         with self._db_lock:

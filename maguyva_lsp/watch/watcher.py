@@ -16,6 +16,7 @@ from pathlib import Path
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from maguyva_lsp.failures import BACKGROUND
 from maguyva_lsp.scan.ignore import ALWAYS_SKIPPED_DIRS
 
 log = logging.getLogger(__name__)
@@ -103,7 +104,7 @@ class FolderWatcher:
             try:
                 self._on_batch(batch)
             except Exception:  # the callback's failure must not stop watching
-                log.exception("handling a batch of %d file changes failed", len(batch))
+                log.exception("handling a batch of %d file changes failed", len(batch), extra=BACKGROUND)
 
     def stop(self) -> None:
         self._stopped.set()
