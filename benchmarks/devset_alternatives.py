@@ -6,6 +6,7 @@ retriever alone, and BM25 + dense fused by plain RRF. Each answers with 1-based 
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,13 +16,16 @@ from benchmarks.cases import Case, GrepSpec
 from benchmarks.cases_text import STOPWORDS_EN
 from benchmarks.devset_questions import Question
 from benchmarks.devset_scoring import Result
-from benchmarks.systems import Bm25Chunks, PlainRrf, Ripgrep
+from benchmarks.systems import RG, Bm25Chunks, PlainRrf, Ripgrep
 from maguyva_lsp.engine import Engine
 from maguyva_lsp.model import Chunk, Classification, Intent, RetrievalQuery
 
 FUNCTION_KINDS = frozenset({"function", "method"})
 ALTERNATIVE_DEPTH = 20  # results asked of each alternative: what the metrics look at
 _WORD = re.compile(r"[A-Za-z0-9_]+")
+DEFINITION_KEYWORDS = (
+    r"\b(?:def|class|func|function\*?|type|interface|struct|enum|const|let|var|async\s+def|async\s+function)"
+)
 
 
 class Alternative(Protocol):
@@ -53,20 +57,56 @@ def _case(question: Question, spec: GrepSpec) -> Case:
     return Case(question.family, question.query, "file", (), spec, question.id)
 
 
+def definition_line(name: str) -> re.Pattern[str]:
+    """A line that looks like it defines `name`: a definition keyword before it (Go receivers and dotted owners
+    allowed), or an assignment or object-literal key to it."""
+    word = re.escape(name)
+    return re.compile(
+        rf"{DEFINITION_KEYWORDS}\s+(?:\([^)]*\)\s*)?(?:[\w$]+\.)*{word}\b"
+        rf"|(?<![\w$]){word}\s*(?::[^=]*)?=(?![=>])|(?<![\w$]){word}\s*:\s*(?:async\s+)?function\b"
+    )
+
+
 class RipgrepAlternative:
-    """ripgrep (the wheel's binary) over the unpacked corpus, in path then line order (files by count for words)."""
+    """ripgrep (the wheel's binary) over the unpacked corpus, in path then line order (files by count for words).
+    For a definition question it is handed the symbol as a word and lists the lines that look like a definition of
+    it first, as a user scanning grep's output would (in plain path order it scored 0.592 on the dev set)."""
 
     name = "ripgrep"
 
     def __init__(self, root: Path) -> None:
+        self.root = root
         self.ripgrep = Ripgrep(root)
 
     def applies(self, question: Question) -> bool:
         return True
 
     def answer(self, question: Question) -> list[Result]:
+        if question.family == "find_definition":
+            return self.definitions_first(question)[:ALTERNATIVE_DEPTH]
         ranked = self.ripgrep.rank(_case(question, grep_spec(question)))
         return [(path, first + 1, last + 1) for path, first, last in ranked[:ALTERNATIVE_DEPTH]]
+
+    def matching_lines(self, word: str) -> list[tuple[str, int, str]]:
+        """(path, 1-based line, text) of every line holding word as a whole word, in path then line order."""
+        command = [str(RG), "--no-messages", "--no-ignore", "--hidden", "--color", "never", "--null", "--line-number",
+                   "--fixed-strings", "--word-regexp", "-e", word, "--", "."]  # fmt: skip
+        done = subprocess.run(command, cwd=self.root, capture_output=True, text=True, errors="replace", check=False)
+        rows = []
+        for line in done.stdout.splitlines():
+            path, _, rest = line.partition("\0")
+            number, _, text = rest.partition(":")
+            if number.isdigit():
+                rows.append((path.removeprefix("./"), int(number), text))
+        rows.sort(key=lambda row: (row[0], row[1]))
+        return rows
+
+    def definitions_first(self, question: Question) -> list[Result]:
+        name = grep_spec(question).patterns[0]
+        looks = definition_line(name)
+        rows = self.matching_lines(name)
+        ordered = sorted(rows, key=lambda row: 0 if looks.search(row[2]) else 1)  # stable: path order within
+        return [(path, line, line) for path, line, _ in ordered]
 
 
 class Bm25Alternative:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.devset_alternatives import definition_line
 from benchmarks.devset_scoring import (
     Cell,
     QueryScore,
@@ -110,3 +111,27 @@ def test_intent_accuracy_and_confusion_matrix() -> None:
         "exact_match": {"exact_match": 2, "understand_code": 1},
         "find_definition": {"none": 1},
     }
+
+
+@pytest.mark.parametrize(
+    ("line", "defines"),
+    [
+        ("def parse_config(text):", True),
+        ("    async def parse_config(self):", True),
+        ("class parse_config(Base):", True),
+        ("parse_config = make_parser()", True),
+        ("    parse_config: Callable[[str], dict] = load", True),
+        ("func (c *Command) parse_config(args []string) error {", True),
+        ("type parse_config struct {", True),
+        ("function parse_config(req, res) {", True),
+        ("exports.parse_config = function (x) {", True),
+        ("  parse_config: function parse_config(obj) {", True),
+        ("const parse_config = (text) => JSON.parse(text)", True),
+        ("    return parse_config(handle.read())", False),
+        ("if parse_config == other:", False),
+        ("from app.config import parse_config", False),
+        ("my_parse_config = 3", False),
+    ],
+)
+def test_ripgrep_baseline_puts_definition_looking_lines_first(line: str, defines: bool) -> None:
+    assert bool(definition_line("parse_config").search(line)) is defines
