@@ -228,9 +228,9 @@ def _print_search(payload: dict[str, Any], root: Path, *, explain: bool) -> None
 
 
 def _display_path(uri: str, root: Path) -> str:
-    from urllib.parse import unquote, urlparse
+    from maguyva_lsp.uris import path_from_uri
 
-    path = Path(unquote(urlparse(uri).path))
+    path = Path(path_from_uri(uri))
     try:
         return path.relative_to(root).as_posix()
     except ValueError:

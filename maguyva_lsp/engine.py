@@ -37,6 +37,7 @@ from maguyva_lsp.scan.walker import WorkspaceScanner
 from maguyva_lsp.search import SearchPipeline
 from maguyva_lsp.semantic_lane import SemanticLane
 from maguyva_lsp.store.analysis_store import AnalysisStore, StoreError, default_index_dir
+from maguyva_lsp.uris import uri_from_path
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +164,7 @@ class Engine:
         return state.analysis.chunks[index].chunk_id
 
     def uri(self, path: str) -> str:
-        return (self.root / path).as_uri()
+        return uri_from_path(self.root / path)
 
     # -- indexing
 

@@ -5,13 +5,32 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from maguyva_lsp.config import Settings
 from maguyva_lsp.engine import Engine
+from maguyva_lsp.scan.casing import folder_ignores_case
+from maguyva_lsp.uris import same_file_key
 
 log = logging.getLogger(__name__)
+
+
+def _relative(path: Path, root: Path) -> str | None:
+    """A path's POSIX form below a root, matched ignoring case where the root's file system does (macOS, Windows)."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        pass
+    if not folder_ignores_case(root):
+        return None
+    text, prefix = str(path), str(root).rstrip("/\\")
+    if same_file_key(text[: len(prefix)], case_insensitive=True) != same_file_key(prefix, case_insensitive=True):
+        return None
+    rest = text[len(prefix) :]
+    if rest and rest[0] not in "/\\":
+        return None
+    return PurePath(rest.lstrip("/\\")).as_posix() if rest else "."
 
 
 class WorkspaceSet:
@@ -66,13 +85,12 @@ class WorkspaceSet:
         best: tuple[Engine, str] | None = None
         best_depth = -1
         for engine in self.engines():
-            try:
-                rel = path.relative_to(engine.root)
-            except ValueError:
+            rel = _relative(path, engine.root)
+            if rel is None:
                 continue
             depth = len(engine.root.parts)
             if depth > best_depth:
-                best, best_depth = (engine, rel.as_posix()), depth
+                best, best_depth = (engine, rel), depth
         return best
 
     def search(

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from maguyva_lsp.model import SourceFile
 from maguyva_lsp.parse.languages import language_for_path
+from maguyva_lsp.scan.casing import folder_ignores_case
 from maguyva_lsp.scan.classify import classify_path
-from maguyva_lsp.scan.ignore import ALWAYS_SKIPPED_DIRS, IgnoreRules
+from maguyva_lsp.scan.ignore import IgnoreRules
 from maguyva_lsp.scan.skips import Skip, SkipReason, kind_of_mode, name_problem, printable_path, skip_for_os_error
 
 log = logging.getLogger(__name__)
@@ -49,10 +50,20 @@ class ScanReport:
 class WorkspaceScanner:
     """Enumerates the files of one workspace root that the index should hold; each bad entry costs only itself."""
 
-    def __init__(self, root: Path, *, max_file_size: int, exclude: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        max_file_size: int,
+        exclude: tuple[str, ...] = (),
+        case_insensitive: bool | None = None,
+    ) -> None:
+        """`case_insensitive`: match ignore rules ignoring case; None asks the root's file system."""
         self.root = root.resolve()
         self.max_file_size = max_file_size
-        self._root_rules = IgnoreRules.for_root(self.root, exclude)
+        if case_insensitive is None:
+            case_insensitive = folder_ignores_case(self.root)
+        self._root_rules = IgnoreRules.for_root(self.root, exclude, case_insensitive=case_insensitive)
 
     def scan(self) -> ScanReport:
         """Walk the whole root."""
@@ -115,7 +126,7 @@ class WorkspaceScanner:
         folder = self.root
         for depth, part in enumerate(parts):
             sub = "/".join(parts[: depth + 1])
-            if part in ALWAYS_SKIPPED_DIRS or rules.ignored(sub, is_dir=True):
+            if rules.always_skipped(part) or rules.ignored(sub, is_dir=True):
                 report.skip(rel_folder, Skip(SkipReason.IGNORED, f"inside ignored folder {sub}"))
                 return None
             folder = folder / part
@@ -194,7 +205,7 @@ class WorkspaceScanner:
             except OSError as exc:
                 report.skip(rel, skip_for_os_error(exc, broken_link=_is_symlink(entry)))
                 continue
-            if is_dir and entry.name in ALWAYS_SKIPPED_DIRS:
+            if is_dir and rules.always_skipped(entry.name):
                 continue
             if rules.ignored(rel, is_dir=is_dir):
                 continue

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
 from maguyva_lsp.model import Definition, Span
+from maguyva_lsp.uris import path_from_uri
 
 # Definition kinds of the tag queries → LSP SymbolKind.
 _SYMBOL_KINDS: dict[str, types.SymbolKind] = {
@@ -59,11 +59,8 @@ class ColumnCodec:
 
 
 def path_of_uri(uri: str) -> str:
-    """The file-system path of a file:// URI."""
-    parsed = urlparse(uri)
-    if parsed.scheme not in ("file", ""):
-        raise ValueError(f"not a file URI: {uri}")
-    return unquote(parsed.path)
+    """The file-system path of a file:// URI (drive letters, UNC shares, any bytes: maguyva_lsp/uris.py)."""
+    return path_from_uri(uri)
 
 
 def lsp_range(span: Span, line_text: LineText, codec: ColumnCodec) -> types.Range:
