@@ -166,6 +166,31 @@ class Intent(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class StackFrame:
+    """One frame of a pasted stack trace: the file as the trace names it, its 1-based line, and the function."""
+
+    path: str
+    line: int
+    function: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PastedError:
+    """What the reader of pasted text (`query/pasted.py`) found in an error line, a traceback or a log line.
+
+    `message` is the text the program printed (without the error name, level or timestamp); `name` the error's type
+    (`KeyError`, `IllegalStateException`) or None for `error: ...`/`panic: ...`; `frames` innermost first.
+    """
+
+    form: str  # "traceback", "error_line", "panic", "log_line", "stack_frame"
+    name: str | None
+    message: str
+    frames: tuple[StackFrame, ...] = ()
+    # False when only the looks of the line make it an error (`SomeName: Message`, where a commit scope looks alike).
+    certain: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class Classification:
     """The classifier's verdict on a query: intent, confidence, the rule that fired, and the target it extracted."""
 
@@ -176,6 +201,8 @@ class Classification:
     target: str  # a symbol, a literal, a snippet, or the whole query when nothing narrower was found
     # True when the target is an exact literal the user quoted; text search then treats it verbatim.
     literal: bool = False
+    # A pasted error line, traceback or log line: the text retriever matches its message as the source writes it.
+    pasted: PastedError | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from maguyva_lsp.config import MAX_QUERY_CHARS
-from maguyva_lsp.model import Classification, Intent
+from maguyva_lsp.model import Classification, Intent, PastedError
+from maguyva_lsp.query.pasted import message_words, read_pasted
 from maguyva_lsp.tokens import STOPWORDS, split_identifier
 
 # The identifier rule fires only when at most this many other content words surround the identifier.
@@ -170,7 +171,10 @@ ERRNO_NAMES: frozenset[str] = frozenset(errno.errorcode.values()) | frozenset(
 )
 _ERROR_CODE_RE = re.compile(r"\b(?:E[A-Z0-9]{2,}|EAI_[A-Z]+|ERR_[A-Z0-9_]+)\b")
 # `KeyError`, `NullPointerException`; the bare words `Error`/`Exception` only as the whole query.
-_ERROR_NAME_RE = re.compile(r"\b[A-Z][A-Za-z0-9_]*(?:Error|Exception)\b|^(?:Error|Exception)$")
+# Go's sentinel errors too: `ErrHelp`, `errNotFound`.
+_ERROR_NAME_RE = re.compile(
+    r"\b[A-Z][A-Za-z0-9_]*(?:Error|Exception)\b|^(?:Error|Exception)$|\b[Ee]rr[A-Z][A-Za-z0-9]*\b"
+)
 _ERROR_WORD_RE = re.compile(
     r"\b(?:traceback|stack\s*trace|backtrace|segfault|segmentation\s+fault|core\s+dumped|panicked\s+at|"
     r"uncaught\s+exception|unhandled\s+exception|null\s+pointer\s+dereference)\b|\bpanic:",
@@ -210,6 +214,7 @@ class RuleMatch:
     target: str
     literal: bool = False
     strength: float = 1.0
+    pasted: PastedError | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +296,27 @@ def _match_pasted_lines(text: str) -> RuleMatch | None:
     if _INDENTED_LINE_RE.search(text) or _code_marker_count(text, 1) >= 1:
         return RuleMatch(text)
     return None
+
+
+def _match_pasted_error(text: str) -> RuleMatch | None:
+    """An error line, a traceback, a stack frame or a log line (query/pasted.py): the target is the message; when the
+    message has no word that is not a dynamic part (`KeyError: 'user_id'`), its quoted value or the error's name; for
+    bare frames, the innermost one. Strength 1 for a certain form, 0 for a line that only looks like one."""
+    if ":" not in text and '"' not in text:
+        return None  # every form has a colon (or a quoted path)
+    pasted = read_pasted(text)
+    if pasted is None:
+        return None
+    target = pasted.message if message_words(pasted.message) else ""
+    if not target:
+        quoted = _DOUBLE_QUOTED_RE.search(pasted.message) or _SINGLE_QUOTED_RE.search(pasted.message)
+        target = quoted.group("lit") if quoted else pasted.name or ""
+    if not target and pasted.frames:
+        frame = pasted.frames[0]
+        target = f"{frame.path}:{frame.line}"
+    if not target:
+        return None
+    return RuleMatch(target, literal=True, strength=1.0 if pasted.certain else 0.0, pasted=pasted)
 
 
 def _match_stack_trace(text: str) -> RuleMatch | None:
@@ -446,6 +472,7 @@ _EXACT, _UNDERSTAND, _SIMILAR = Intent.EXACT_MATCH, Intent.UNDERSTAND_CODE, Inte
 # lines before anything (a snippet may start with `def`), one line after the phrase rules (`who calls parse()`).
 # A pasted stack trace (several lines too, but an error to look up) is an exact-match error token, tested next.
 RULES: tuple[Rule, ...] = (
+    Rule("pasted_error", _EXACT, 0.80, 0.90, _match_pasted_error),
     Rule("pasted_code_lines", _SIMILAR, 0.90, 0.90, _match_pasted_lines),
     Rule("stack_trace", _EXACT, 0.90, 0.90, _match_stack_trace),
     Rule("definition_keyword", _FIND_DEF, 0.95, 0.95, _match_definition_keyword),
@@ -478,7 +505,7 @@ def classify(query: str) -> Classification:
         found = rule.match(text)
         if found is not None:
             return Classification(
-                text, rule.intent, rule.confidence(found.strength), rule.name, found.target, found.literal
+                text, rule.intent, rule.confidence(found.strength), rule.name, found.target, found.literal, found.pasted
             )
     fallback = _match_anything(text)
     return Classification(text, FALLBACK_RULE.intent, FALLBACK_RULE.confidence_low, FALLBACK_RULE.name, fallback.target)
