@@ -282,3 +282,19 @@ class RegexMatcher:
 
     def ordered(self, doc: TextDocument) -> Iterator[tuple[int, int]]:
         return iter(self._all(doc, None))
+
+
+# A line that raises, throws, returns or panics with an error (its sites, after its definition).
+_RAISE_SITE_RE = re.compile(r"\b(?:raise|throw|return|panic|reject|Errorf|bail|Err)\b|\bnew\s+\w")
+# How an error token's occurrences rank: its definition, its raise/return sites, then every other mention.
+ERROR_TOKEN_TIERS = ("definition", "raise site", "mention")
+
+
+def error_token_tier(line: str, name: str, detail: dict[str, object] | None = None) -> int:
+    """0 for a line that defines the error token, 1 for one that raises/throws/returns it, 2 for any other mention."""
+    start = line.find(name)
+    while start >= 0 and not _WordEdges(name).whole(line, start, start + len(name)):
+        start = line.find(name, start + 1)
+    if start >= 0 and looks_like_definition(line, start, start + len(name)):
+        return 0
+    return 1 if _RAISE_SITE_RE.search(line) else 2

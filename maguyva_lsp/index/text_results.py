@@ -56,6 +56,18 @@ def _snippet(text: str, line_start: int, line_end: int, start: int) -> str:
     return f"{head}{text[begin : begin + SNIPPET_MAX_CHARS]}{tail}"
 
 
+def line_snippet(text: str, line: int) -> str:
+    """The text of one 0-based line, cut like a match's snippet when it is long."""
+    start = 0
+    for _ in range(line):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return ""
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    return _snippet(text, start, end, start)
+
+
 class _Locator:
     """Character offsets → (line, column) in one text, counting newlines forward from the last position asked."""
 
@@ -81,7 +93,7 @@ class _Locator:
         line_end = len(text) if line_end < 0 else line_end
         end_line = line + text.count("\n", start, end)
         end_col = end - (text.rfind("\n", 0, end) + 1) if end_line != line else end - line_start
-        symbol, symbol_kind = _enclosing_symbol(doc, line)
+        symbol, symbol_kind = enclosing_symbol(doc, line)
         return Hit(
             path=doc.path,
             span=Span(line, start - line_start, end_line, end_col),
@@ -93,7 +105,7 @@ class _Locator:
         )
 
 
-def _enclosing_symbol(doc: TextDocument, line: int) -> tuple[str | None, str | None]:
+def enclosing_symbol(doc: TextDocument, line: int) -> tuple[str | None, str | None]:
     """The innermost chunk of a named definition that holds the line."""
     best = None
     for chunk in doc.chunks:

@@ -9,11 +9,30 @@ from dataclasses import dataclass, field
 
 from maguyva_lsp.config import DEFAULT_LIMIT
 from maguyva_lsp.index.bm25 import Bm25Index, best_line
-from maguyva_lsp.index.text_match import Deadline, IdentifierMatcher, LiteralMatcher, Matcher, RegexMatcher
+from maguyva_lsp.index.text_frames import frame_hits
+from maguyva_lsp.index.text_match import (
+    Deadline,
+    IdentifierMatcher,
+    LiteralMatcher,
+    Matcher,
+    RegexMatcher,
+    error_token_tier,
+)
+from maguyva_lsp.index.text_message import (
+    ANCHOR_SHARE,
+    MAX_CANDIDATE_FILES,
+    TRIGGER_ANCHORS,
+    MessageSite,
+    anchor_words,
+    find_message_sites,
+    site_snippet,
+    site_symbol,
+)
 from maguyva_lsp.index.text_regex import plan_regex
 from maguyva_lsp.index.text_results import TextMatches, run_matcher, scan_order
 from maguyva_lsp.index.trigram import TRIGRAM_LEN, TrigramIndex, TrigramQuery, all_of, string_trigrams, utf8
-from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus, Span
+from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, PastedError, RetrievalQuery, RetrieverStatus, Span
+from maguyva_lsp.query.pasted import message_phrases, message_words
 from maguyva_lsp.query.routing import IDENTIFIER_INTENTS
 from maguyva_lsp.retrieve.base import RetrieverError
 from maguyva_lsp.tokens import is_identifier
@@ -27,6 +46,12 @@ VERIFY_TIME_BUDGET_S = 2.0
 # required literal): all of a large workspace for a literal (str.find runs at GB/s), less for a regex.
 LITERAL_SCAN_MAX_CHARS = 256 * 1024 * 1024
 REGEX_SCAN_MAX_CHARS = 64 * 1024 * 1024
+# An error token's occurrences are ranked from at most this many (definitions, raise sites, mentions).
+MAX_ERROR_TOKEN_OCCURRENCES = 2000
+# At most this many two-word phrases of a pasted message (the longest) find the files that may write it.
+MAX_TRIGGER_PHRASES = 8
+# A pasted message's sites at or above this recall come before the trace's frames; weaker sites come after them.
+FULL_MESSAGE_RECALL = 0.99
 
 _NO_MATCHES = TextMatches(hits=(), files_matched=0, total_matches=0, candidates=0)
 
@@ -100,9 +125,16 @@ class TextRetriever:
             return []
         classification = query.classification
         exact = classification.intent is Intent.EXACT_MATCH or classification.literal
+        pasted = classification.pasted
+        if pasted is not None and exact and not query.regex:
+            hits = self.find_pasted(pasted, limit)
+            if hits:
+                return hits
         if query.regex:
             pattern = query.target if exact else query.text
             result = self.find_regex(pattern, case_sensitive=query.case_sensitive, limit=limit)
+        elif exact and not classification.literal and is_identifier(query.target):
+            return self.find_error_token(query.target, limit)
         elif exact and not query.case_sensitive:
             return self._literal_exact_case_first(query.target, limit)
         elif exact:
@@ -119,6 +151,67 @@ class TextRetriever:
             for hit in result.hits:
                 hit.detail["note"] = result.note
         return list(result.hits)
+
+    def find_pasted(self, pasted: PastedError, limit: int) -> list[Hit]:
+        """Where a pasted error comes from: the sites that write its message (as the source writes it: literals
+        joined, placeholders for its dynamic parts), best first, with the trace's frames in the workspace after the
+        sites that hold the whole message and before the partial ones. Empty when nothing is found."""
+        sites = self._message_sites(pasted) if pasted.message else []
+        frames = frame_hits(self._state.trigrams.docs.values(), pasted.frames) if pasted.frames else []
+        full = [s for s in sites if s.recall >= FULL_MESSAGE_RECALL]
+        partial = [s for s in sites if s.recall < FULL_MESSAGE_RECALL]
+        hits = [_site_hit(s) for s in full] + frames + [_site_hit(s) for s in partial]
+        for rank, hit in enumerate(hits[:limit]):
+            hit.score = 1.0 / (1 + rank)
+        return hits[:limit]
+
+    def find_error_token(self, name: str, limit: int) -> list[Hit]:
+        """An error token (`FrozenAttributeError`, `ErrHelp`, `ECONNREFUSED`) as a whole word: its definition lines
+        first, then the lines that raise, throw, return or compare it, then its other mentions (imports, docs); each
+        tier in path-class order (source before tests and vendored code)."""
+        found = self.find_identifier(name, limit=MAX_ERROR_TOKEN_OCCURRENCES)
+        tiered = sorted(
+            enumerate(found.hits),
+            key=lambda item: (error_token_tier(item[1].snippet, name, item[1].detail), item[0]),
+        )
+        hits = [hit for _, hit in tiered[:limit]]
+        for rank, hit in enumerate(hits):
+            hit.score = 1.0 / (1 + rank)
+        if not hits and not found.complete:
+            raise RetrieverError(f"no match found, but the search was cut short: {found.note}")
+        return hits
+
+    def _message_sites(self, pasted: PastedError) -> list[MessageSite]:
+        """The sites of a message. Looked for around the lines holding one of its two-word phrases
+        (`message_phrases`, the longest MAX_TRIGGER_PHRASES), which a source literal holds verbatim however the rest
+        was built; when that finds nothing (a message of one word, or built word by word), around its TRIGGER_ANCHORS
+        rarest anchor words in the files that hold enough of them."""
+        index = self._state.trigrams
+        deadline = Deadline(VERIFY_TIME_BUDGET_S)
+        phrases = sorted(message_phrases(pasted.message), key=lambda p: (-len(p), p))[:MAX_TRIGGER_PHRASES]
+        holding: set[int] = set()
+        for phrase in phrases:
+            ids = index.candidates(all_of(string_trigrams(phrase, ignore_case=True)), ignore_case=True)
+            if ids is not None:
+                holding.update(ids.tolist())
+        if holding:
+            docs = [index.docs[i] for i in sorted(holding)][:MAX_CANDIDATE_FILES]
+            sites = find_message_sites(docs, pasted.message, pasted.name, deadline, triggers=phrases)
+            if sites:
+                return sites
+        anchors = anchor_words(message_words(pasted.message))
+        counts: dict[int, int] = {}
+        frequency: dict[str, int] = {}
+        for anchor in anchors:
+            ids = index.candidates(all_of(string_trigrams(anchor, ignore_case=True)), ignore_case=True)
+            frequency[anchor] = index.document_count if ids is None else int(ids.size)
+            for doc_id in () if ids is None else ids.tolist():
+                counts[doc_id] = counts.get(doc_id, 0) + 1
+        needed = max(1, round(len(anchors) * ANCHOR_SHARE))
+        ranked = sorted((doc_id for doc_id, n in counts.items() if n >= needed), key=lambda d: -counts[d])
+        rarest = sorted(anchors, key=lambda a: (frequency[a], -len(a)))[:TRIGGER_ANCHORS]
+        docs = [index.docs[doc_id] for doc_id in ranked[:MAX_CANDIDATE_FILES]]
+        return find_message_sites(docs, pasted.message, pasted.name, deadline, triggers=rarest)
 
     def _literal_exact_case_first(self, text: str, limit: int) -> list[Hit]:
         """A literal matched regardless of case, but with the matches in the exact case typed ranked first: someone
@@ -230,3 +323,17 @@ class TextRetriever:
             docs = scan_order(index.docs.values())
             return run_matcher(docs, matcher, limit, deadline, max_chars=scan_cap, scan_reason=reason)
         return run_matcher([index.docs[i] for i in ids.tolist()], matcher, limit, deadline)
+
+
+def _site_hit(site: MessageSite) -> Hit:
+    snippet = site_snippet(site)
+    symbol, kind = site_symbol(site)
+    return Hit(
+        path=site.doc.path,
+        span=Span(site.line, 0, site.line, len(snippet)),
+        score=site.score,
+        symbol=symbol,
+        kind=kind,
+        snippet=snippet.strip(),
+        detail={"match": "message", "recall": round(site.recall, 3), "named": site.named},
+    )
