@@ -419,8 +419,8 @@ class Engine:
         Raises ValueError for an unknown preset or an empty query."""
         return self._pipeline.search(
             query,
-            preset=preset or self.settings.preset,
-            limit=limit or self.settings.limit,
+            preset=preset if preset is not None else self.settings.preset,
+            limit=limit if limit is not None else self.settings.limit,
             explain=explain,
             regex=regex,
             case_sensitive=case_sensitive,
@@ -432,6 +432,10 @@ class Engine:
 
     def definition(self, path: str, line: int, column: int) -> list[tuple[str, Span]]:
         return [(loc.path, loc.span) for loc in self._navigator.definition(path, line, column)]
+
+    def definitions_of(self, symbol: str) -> list[tuple[str, Span]]:
+        """Every definition of a (possibly qualified) name: `parse_config`, `Config.parse`."""
+        return [(loc.path, loc.span) for loc in self._navigator.definitions_of(symbol)]
 
     def references(self, path: str, line: int, column: int, *, include_declaration: bool) -> list[tuple[str, Span]]:
         found = self._navigator.references(path, line, column, include_declaration)
