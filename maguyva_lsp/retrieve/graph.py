@@ -9,7 +9,6 @@ then by how many of the query's sub-words it holds), the more central first.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from maguyva_lsp.graph import queries
@@ -17,7 +16,7 @@ from maguyva_lsp.graph.build import CodeGraph, GraphState
 from maguyva_lsp.graph.centrality import CentralityScores
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH, SymbolNode, Use
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES
-from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus, Span
+from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus
 from maguyva_lsp.query.snippet import defined_names
 from maguyva_lsp.tokens import split_identifier, subword_tokens
 
@@ -39,7 +38,7 @@ class ImpactedSymbol:
 
 @dataclass(frozen=True, slots=True)
 class ImpactResult:
-    """What `maguyva/impact` reports: the symbol(s) the request named, and everything depending on them."""
+    """What depends on the symbol(s) a request named (the contract's ImpactAnswer is built from it)."""
 
     targets: tuple[SymbolNode, ...]
     impacted: tuple[ImpactedSymbol, ...]
@@ -50,25 +49,6 @@ class ImpactResult:
     def symbol(self) -> str | None:
         return self.targets[0].display_name if self.targets else None
 
-    def to_json(self, uri: Callable[[str], str]) -> dict[str, object]:
-        """`{symbol, note?, impacted: [{uri, range, symbol, kind, depth, path, centrality}]}`, 0-based LSP ranges."""
-        return {
-            "symbol": self.symbol,
-            **({"note": self.note} if self.note else {}),
-            "impacted": [
-                {
-                    "uri": uri(i.node.path),
-                    "range": lsp_range(i.node.name_span if not i.node.is_module else i.node.span),
-                    "symbol": i.node.display_name,
-                    "kind": i.node.kind,
-                    "depth": i.depth,
-                    "path": list(i.via),
-                    "centrality": round(i.centrality, 4),
-                }
-                for i in self.impacted
-            ],
-        }
-
 
 def _crowded_note(crowded: tuple[SymbolNode, int]) -> str:
     node, count = crowded
@@ -77,13 +57,6 @@ def _crowded_note(crowded: tuple[SymbolNode, int]) -> str:
         f"{count} definitions are named {node.name}: a use by that name alone ({use}) cannot be told to mean this"
         " one, so such uses are not listed; search the name as text to see them all"
     )
-
-
-def lsp_range(span: Span) -> dict[str, dict[str, int]]:
-    return {
-        "start": {"line": span.start_line, "character": span.start_col},
-        "end": {"line": span.end_line, "character": span.end_col},
-    }
 
 
 class GraphRetriever:
