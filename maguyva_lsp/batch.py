@@ -1,40 +1,52 @@
 """Many questions over one loaded index: requests in, one JSON object per line out (`maguyva batch`).
 
 Each `maguyva search` loads the index before it can answer (seconds on a large workspace); an agent or a script that
-asks many questions keeps one process instead and writes them to its stdin. A request is a line: plain text is a
-search with the session's settings; a JSON object chooses per request —
+asks many questions keeps one process instead and writes them to its stdin. A line of plain text is a search; a JSON
+object is one of the contract's requests — its `method` (default `search`; also impact, definition, references,
+symbols, status, reindex) and that request's fields, as the language server takes them —
 
-    {"query": "...", "preset": "thorough", "limit": 5, "explain": true, "regex": false, "case_sensitive": false}
-    {"impact": "Config.parse", "depth": 2}
-    {"status": true}
+    {"query": "...", "preset": "thorough", "limit": 5, "explain": true, "regex": false, "caseSensitive": false}
+    {"method": "impact", "symbol": "Config.parse", "maxDepth": 2}
+    {"method": "definition", "file": "app/server.py", "line": 6, "column": 25}
+    {"method": "status"}
 
 — and may carry an "id" that its answer repeats (text that itself starts with "{" is asked as {"query": "..."}).
 Before each request the folder is checked again (one stat per file, re-analysing what changed), so an edit made
-between two questions is always seen. A bad request gets an answer with an "error" and the session goes on.
+between two questions is always seen. A bad request gets `{"error": message, "field": name}` and the session goes on.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, TextIO
 
-from maguyva_lsp.engine import Engine
-from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH, MAX_IMPACT_DEPTH
+from maguyva_lsp.api import InvalidRequestError, Request, UnavailableError, parse_request
+from maguyva_lsp.workspace import WorkspaceSet
 
-# A request line longer than this is refused unread (the engine bounds queries much lower; this bounds memory).
+# A request line longer than this is refused unread (queries are cut far shorter; this bounds memory).
 MAX_REQUEST_CHARS = 1_000_000
-SEARCH_OPTIONS: frozenset[str] = frozenset({"id", "query", "preset", "limit", "explain", "regex", "case_sensitive"})
-IMPACT_OPTIONS: frozenset[str] = frozenset({"id", "impact", "depth"})
+# Fields of a batch line that are not the request's own.
+ENVELOPE_FIELDS: tuple[str, ...] = ("id", "method")
 
 
 class RequestError(ValueError):
-    """A request that cannot be answered as written; its message goes back in the answer."""
+    """A line that is not a request at all (too long, not JSON); its message goes back in the answer."""
 
 
-def run_batch(engine: Engine, lines: Iterable[str], out: TextIO, *, explain: bool = False) -> int:
-    """Answer every non-blank line, one JSON line each, flushed at once; returns how many requests failed. Searches
-    take the engine's settings (preset, limit) where a request names none; `explain` is the default for all."""
+@dataclass(frozen=True, slots=True)
+class BatchLine:
+    """One request line: the answer's id, the method and the request's own fields."""
+
+    request_id: Any
+    method: str
+    params: Mapping[str, Any]
+
+
+def run_batch(workspaces: WorkspaceSet, lines: Iterable[str], out: TextIO, *, defaults: Mapping[str, Any]) -> int:
+    """Answer every non-blank line, one JSON line each, flushed at once; returns how many requests failed. A search
+    takes `defaults` (the session's flags: preset, limit, explain) for the fields it does not give."""
     failed = 0
     for raw in lines:
         line = raw.strip()
@@ -42,11 +54,17 @@ def run_batch(engine: Engine, lines: Iterable[str], out: TextIO, *, explain: boo
             continue
         request_id: Any = None
         try:
-            request = parse_request(line)
-            request_id = request.get("id")
-            engine.index()  # pick up what changed on disk since the last request
-            answer = answer_request(engine, request, explain=explain)
-        except (RequestError, ValueError) as exc:
+            parsed = parse_line(line)
+            request_id = parsed.request_id
+            params = {**defaults, **parsed.params} if parsed.method == "search" else parsed.params
+            request: Request = parse_request(parsed.method, params)
+            for engine in workspaces.engines():
+                engine.index()  # pick up what changed on disk since the last request
+            answer: dict[str, Any] = workspaces.handle(request).to_json()
+        except InvalidRequestError as exc:
+            failed += 1
+            answer = {"error": str(exc), "field": exc.field}
+        except (RequestError, UnavailableError) as exc:
             failed += 1
             answer = {"error": str(exc)}
         if request_id is not None:
@@ -56,61 +74,20 @@ def run_batch(engine: Engine, lines: Iterable[str], out: TextIO, *, explain: boo
     return failed
 
 
-def parse_request(line: str) -> dict[str, Any]:
-    """A request line as a dict: a JSON object as given, anything else as `{"query": line}`."""
+def parse_line(line: str) -> BatchLine:
+    """A request line: a JSON object as given (its id and method apart), anything else as a search for the text."""
     if len(line) > MAX_REQUEST_CHARS:
         raise RequestError(f"request of {len(line)} characters refused (at most {MAX_REQUEST_CHARS})")
     if not line.startswith("{"):
-        return {"query": line}
+        return BatchLine(None, "search", {"query": line})
     try:
-        request: dict[str, Any] = json.loads(line)  # text that starts with "{" and parses is an object
+        request = json.loads(line)
     except json.JSONDecodeError as exc:
         raise RequestError(f"not a JSON object: {exc}") from exc
-    return request
-
-
-def answer_request(engine: Engine, request: dict[str, Any], *, explain: bool = False) -> dict[str, Any]:
-    """The `maguyva/search`, `maguyva/impact` or `maguyva/status` object a request asks for."""
-    if request.get("status") is True and set(request) <= {"id", "status"}:
-        return engine.status()
-    if "impact" in request:
-        _only(request, IMPACT_OPTIONS)
-        symbol = _typed(request, "impact", str, "")
-        depth = _typed(request, "depth", int, DEFAULT_IMPACT_DEPTH)
-        if not 1 <= depth <= MAX_IMPACT_DEPTH:
-            raise RequestError(f'"depth" must be from 1 to {MAX_IMPACT_DEPTH}')
-        result = engine.impact(symbol=symbol, max_depth=depth)
-        if result is None:
-            raise RequestError(f"no symbol named {symbol!r} in the index")
-        return result.to_json(engine.uri)
-    _only(request, SEARCH_OPTIONS)
-    if "query" not in request:
-        raise RequestError('a JSON request needs "query", "impact" or "status"')
-    limit = _typed(request, "limit", int, None)
-    if limit is not None and limit < 1:
-        raise RequestError('"limit" must be a positive integer')  # as maguyva/search says it
-    response = engine.search(
-        _typed(request, "query", str, ""),
-        preset=_typed(request, "preset", str, None),
-        limit=limit,
-        explain=_typed(request, "explain", bool, explain),
-        regex=_typed(request, "regex", bool, False),
-        case_sensitive=_typed(request, "case_sensitive", bool, False),
-    )
-    return response.to_json()
-
-
-def _only(request: dict[str, Any], allowed: frozenset[str]) -> None:
-    unknown = sorted(set(request) - allowed)
-    if unknown:
-        raise RequestError(f"unknown field(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}")
-
-
-def _typed(request: dict[str, Any], key: str, kind: type, default: Any) -> Any:
-    if key not in request:
-        return default
-    value = request[key]
-    # bool is an int in Python: a limit of `true` is a mistake, not 1.
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise RequestError(f'"{key}" must be {kind.__name__}, not {type(value).__name__}')
-    return value
+    if not isinstance(request, dict):
+        raise RequestError("not a JSON object")
+    method = request.get("method", "search")
+    if not isinstance(method, str):
+        raise InvalidRequestError("method", f"must be a string, got {type(method).__name__}")
+    params = {k: v for k, v in request.items() if k not in ENVELOPE_FIELDS}
+    return BatchLine(request.get("id"), method, params)

@@ -1,4 +1,9 @@
-"""The command line: `maguyva index|search|batch|impact|status|serve`, a thin layer over the engine facade."""
+"""The command line: `maguyva index|search|batch|impact|definition|references|status|serve`.
+
+Each command maps its flags onto the contract's request (`api/`), has the workspace answer it and prints the answer
+(`--json`: the same object as the language server's). The checks are the contract's: a bad value is its message on
+stderr and exit code 2; a request that finds nothing exits 1.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +15,15 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from maguyva_lsp import __version__
 from maguyva_lsp.config import PRESETS, Settings, settings_from_mapping
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH
+
+if TYPE_CHECKING:
+    from maguyva_lsp.api import Answer, Request
+    from maguyva_lsp.workspace import WorkspaceSet
 
 log = logging.getLogger("maguyva_lsp")
 
@@ -41,13 +50,19 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--exclude", action="append", default=[], help="extra gitignore-style pattern (repeatable)")
         p.add_argument("--max-file-size", type=int, help="skip files larger than this many bytes (default 1 MiB)")
 
+    presets = "|".join(PRESETS)
+
+    def with_position(p: argparse.ArgumentParser, what: str) -> None:
+        p.add_argument("symbol", nargs="?", help=f"the symbol whose {what} to find, e.g. parse_config or Config.parse")
+        p.add_argument("--at", metavar="FILE:LINE[:COLUMN]", help="the symbol at a place instead (1-based, as shown)")
+
     p_index = sub.add_parser("index", help="index a folder (incrementally, reusing the stored index)")
     with_index_options(p_index)
 
     p_search = sub.add_parser("search", help="index a folder if needed, then answer a query")
     with_index_options(p_search)
     p_search.add_argument("query", help='e.g. "where is parse_config defined", "who calls load", \'"ECONNREFUSED"\'')
-    p_search.add_argument("--preset", choices=PRESETS, help="quick | standard (default) | thorough")
+    p_search.add_argument("--preset", metavar=presets, help="quick | standard (default) | thorough")
     p_search.add_argument("--limit", type=int, default=None, help="number of results (default 20)")
     p_search.add_argument("--json", action="store_true", help="print the maguyva/search response object")
     p_search.add_argument("--explain", action="store_true", help="show each result's per-modality rank/contribution")
@@ -60,22 +75,29 @@ def _parser() -> argparse.ArgumentParser:
         "batch",
         help="load the index once, then answer requests from stdin, one JSON line each (for agents and scripts)",
         description="Each stdin line is a query, or a JSON request: "
-        '{"query": ..., "preset", "limit", "explain", "regex", "case_sensitive", "id"}, {"impact": SYMBOL, "depth"}, '
-        '{"status": true}. Each answer is one line of JSON (the maguyva/search, maguyva/impact or maguyva/status '
-        'object, or {"error": ...}); the folder is re-checked before each request.',
+        '{"query": ..., "preset", "limit", "explain", "regex", "caseSensitive", "id"}, '
+        '{"method": "impact", "symbol": ..., "maxDepth"}, {"method": "definition" | "references", "symbol" | "file" '
+        '+ "line"}, {"method": "status"}. Each answer is one line of JSON (the language server\'s answer object, or '
+        '{"error": ..., "field": ...}); the folder is re-checked before each request.',
     )
     with_index_options(p_batch)
-    p_batch.add_argument("--preset", choices=PRESETS, help="default preset for requests that name none")
+    p_batch.add_argument("--preset", metavar=presets, help="default preset for searches that name none")
     p_batch.add_argument("--limit", type=int, default=None, help="default number of results (default 20)")
     p_batch.add_argument("--explain", action="store_true", help="explain every search by default")
 
     p_impact = sub.add_parser("impact", help="what depends on a symbol, transitively")
     with_index_options(p_impact)
-    p_impact.add_argument("symbol", help="a name such as parse_config or Config.parse")
-    p_impact.add_argument(
-        "--depth", type=int, default=DEFAULT_IMPACT_DEPTH, help=f"maximum depth (default {DEFAULT_IMPACT_DEPTH})"
-    )
+    with_position(p_impact, "dependents")
+    p_impact.add_argument("--depth", type=int, default=None, help=f"maximum depth (default {DEFAULT_IMPACT_DEPTH})")
     p_impact.add_argument("--json", action="store_true", help="print the maguyva/impact response object")
+
+    for name, what in (("definition", "definitions"), ("references", "references")):
+        p_nav = sub.add_parser(name, help=f"the {what} of a symbol, named or at FILE:LINE")
+        with_index_options(p_nav)
+        with_position(p_nav, what)
+        if name == "references":
+            p_nav.add_argument("--include-declaration", action="store_true", help="list the definition too")
+        p_nav.add_argument("--json", action="store_true", help="print the answer object")
 
     p_status = sub.add_parser("status", help="index a folder if needed, then print the index status as JSON")
     with_index_options(p_status)
@@ -105,34 +127,113 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.path.is_dir():
         print(f"maguyva: {args.path} is not a folder", file=sys.stderr)
         return EXIT_USAGE
-    from maguyva_lsp.engine import Engine
+    from maguyva_lsp.api import InvalidRequestError, SearchRequest, parse_request
+    from maguyva_lsp.workspace import WorkspaceSet
 
-    engine = Engine(args.path, settings, persist=not args.no_store)
+    workspaces = WorkspaceSet(settings, persist=not args.no_store)
     try:
+        if args.command == "batch":
+            defaults = _batch_defaults(args)
+            try:
+                SearchRequest.parse({"query": "defaults", **defaults})
+            except InvalidRequestError as exc:
+                print(f"maguyva: {exc}", file=sys.stderr)
+                return EXIT_USAGE
+        else:
+            method, params = _request_params(args)
+            try:
+                request = parse_request(method, params) if method else None
+            except InvalidRequestError as exc:
+                print(f"maguyva: {exc}", file=sys.stderr)
+                return EXIT_USAGE
+        engine = workspaces.add(args.path)
+        assert engine is not None
         _index_with_progress(engine)  # the engine's notices (engine.messages) were logged as it opened
         if args.command == "index":
             _print_index_summary(engine)
             return EXIT_OK
-        if args.command == "status":
-            print(json.dumps(engine.status(), indent=2))
-            return EXIT_OK
-        if args.command == "impact":
-            return _impact(engine, args)
         if args.command == "batch":
             from maguyva_lsp.batch import run_batch
 
-            failed = run_batch(engine, sys.stdin, sys.stdout, explain=args.explain)
+            failed = run_batch(workspaces, sys.stdin, sys.stdout, defaults=defaults)
             return EXIT_OK if not failed else EXIT_ERROR
-        return _search(engine, args)
+        assert request is not None
+        return _answer(workspaces, request, args)
     finally:
-        engine.close()
+        workspaces.close()
+
+
+def _request_params(args: argparse.Namespace) -> tuple[str | None, dict[str, Any]]:
+    """The contract method and params a command's flags stand for (only the flags given: defaults are the
+    contract's)."""
+    given = {k: v for k, v in vars(args).items() if v is not None and v is not False}
+    if args.command == "search":
+        names = {"query": "query", "preset": "preset", "limit": "limit", "explain": "explain", "regex": "regex"}
+        params = {wire: given[flag] for flag, wire in names.items() if flag in given}
+        if "case_sensitive" in given:
+            params["caseSensitive"] = True
+        return "search", params
+    if args.command in ("impact", "definition", "references"):
+        params = {"symbol": given["symbol"]} if "symbol" in given else {}
+        if "at" in given:
+            params.update(_place_params(given["at"]))
+        if "depth" in given:
+            params["maxDepth"] = given["depth"]
+        if "include_declaration" in given:
+            params["includeDeclaration"] = True
+        return args.command, params
+    if args.command == "status":
+        return "status", {}
+    return None, {}
+
+
+def _place_params(text: str) -> dict[str, Any]:
+    """`FILE:LINE[:COLUMN]` as the contract's path-form fields (numbers as numbers; anything else left for the
+    contract to refuse by name)."""
+    parts = text.rsplit(":", 2)
+    if len(parts) >= 3 and not (parts[-1].isdigit() and parts[-2].isdigit()):
+        parts = [":".join(parts[:-1]), parts[-1]]
+    fields: dict[str, Any] = {"file": parts[0]}
+    for name, value in zip(("line", "column"), parts[1:], strict=False):
+        fields[name] = int(value) if value.isdigit() else value
+    return fields
+
+
+def _batch_defaults(args: argparse.Namespace) -> dict[str, Any]:
+    defaults: dict[str, Any] = {}
+    for name in ("preset", "limit"):
+        if getattr(args, name, None) is not None:
+            defaults[name] = getattr(args, name)
+    if args.explain:
+        defaults["explain"] = True
+    return defaults
+
+
+def _answer(workspaces: WorkspaceSet, request: Request, args: argparse.Namespace) -> int:
+    """Answer one request and print it: JSON with --json (status always), else text; exit 1 when nothing was found."""
+    from maguyva_lsp.api import ImpactAnswer, InvalidRequestError, LocationsAnswer, StatusAnswer, UnavailableError
+    from maguyva_lsp.api.render import render
+
+    try:
+        answer: Answer = workspaces.handle(request)
+    except (InvalidRequestError, UnavailableError) as exc:
+        print(f"maguyva: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if getattr(args, "json", False) or isinstance(answer, StatusAnswer):
+        print(json.dumps(answer.to_json(), indent=2))
+    else:
+        print(render(answer, [e.root for e in workspaces.engines()], explain=getattr(args, "explain", False)))
+    empty = (isinstance(answer, ImpactAnswer) and answer.symbol is None) or (
+        isinstance(answer, LocationsAnswer) and not answer.locations
+    )
+    return EXIT_ERROR if empty else EXIT_OK
 
 
 def _settings(args: argparse.Namespace) -> tuple[Settings, list[str]]:
     raw: dict[str, Any] = {}
     if os.environ.get("VOYAGE_API_KEY"):
         raw["voyage_api_key"] = os.environ["VOYAGE_API_KEY"]
-    for name in ("index_dir", "embedder", "max_file_size", "preset", "limit"):
+    for name in ("index_dir", "embedder", "max_file_size"):
         value = getattr(args, name, None)
         if value is not None:
             raw[name] = value
@@ -177,82 +278,6 @@ def _print_index_summary(engine: Any) -> None:
         f"({counters['analyzed']} analysed, {counters['reused']} reused from the store, {status['skipped']} skipped)"
     )
     print(f"embedder: {status['embedder']}; store: {status['store']['dir'] or 'memory only'}")
-
-
-def _search(engine: Any, args: argparse.Namespace) -> int:
-    try:
-        response = engine.search(
-            args.query,
-            preset=args.preset,
-            limit=args.limit,
-            explain=args.explain,
-            regex=args.regex,
-            case_sensitive=args.case_sensitive,
-        )
-    except ValueError as exc:
-        print(f"maguyva: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    payload = response.to_json()
-    if args.json:
-        print(json.dumps(payload, indent=2))
-        return EXIT_OK
-    _print_search(payload, engine.root, explain=args.explain)
-    return EXIT_OK
-
-
-def _print_search(payload: dict[str, Any], root: Path, *, explain: bool) -> None:
-    header = (
-        f"{payload['intent']} ({payload['confidence']:.2f}) target={payload['target']!r} "
-        f"strategy={payload['fusion_strategy']} modalities={','.join(payload['modalities'])} "
-        f"{payload['elapsed_ms']:.1f} ms"
-    )
-    print(header)
-    for skipped in payload.get("modalities_skipped", []):
-        print(f"  (skipped {skipped['modality']}: {skipped['reason']})")
-    if payload.get("partial"):
-        print("  (partial: indexing is still running)")
-    if not payload["results"]:
-        print("no results")
-    for i, result in enumerate(payload["results"], 1):
-        path = _display_path(result["uri"], root)
-        line = result["range"]["start"]["line"] + 1
-        symbol = f" {result['symbol']}" if result.get("symbol") else ""
-        kind = f" [{result['kind']}]" if result.get("kind") else ""
-        print(f"{i:>3}. {path}:{line}{symbol}{kind}  score={result['score']:.4f}")
-        snippet = (result.get("snippet") or "").strip().splitlines()
-        if snippet:
-            print(f"       {snippet[0][:150]}")
-        if explain:
-            for modality, part in sorted(result.get("modalities", {}).items()):
-                print(f"       {modality}: rank {part['rank']} contribution {part['contribution']:.5f}")
-
-
-def _display_path(uri: str, root: Path) -> str:
-    from maguyva_lsp.uris import path_from_uri
-
-    path = Path(path_from_uri(uri))
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def _impact(engine: Any, args: argparse.Namespace) -> int:
-    result = engine.impact(symbol=args.symbol, max_depth=args.depth)
-    if result is None:
-        print(f"maguyva: no symbol named {args.symbol!r} in the index", file=sys.stderr)
-        return EXIT_ERROR
-    payload = result.to_json(engine.uri)
-    if args.json:
-        print(json.dumps(payload, indent=2))
-        return EXIT_OK
-    print(f"impact of {payload['symbol']}: {len(payload['impacted'])} dependents")
-    if result.note:
-        print(f"  note: {result.note}")
-    for item in payload["impacted"]:
-        path = _display_path(item["uri"], engine.root)
-        print(f"  depth {item['depth']}: {item['symbol']}  {path}:{item['range']['start']['line'] + 1}")
-    return EXIT_OK
 
 
 if __name__ == "__main__":

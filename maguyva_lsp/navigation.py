@@ -78,6 +78,10 @@ class Navigator:
         definitions = engine.structural.goto_definition(name, from_path=path)
         return [Location(d.path, d.name_span) for d in definitions]
 
+    def definitions_of(self, symbol: str) -> list[Location]:
+        """Every definition of a name as written (`parse_config`, `Config.parse`), best placed first."""
+        return [Location(d.path, d.name_span) for d in self._engine.structural.goto_definition(symbol)]
+
     def references(self, path: str, line: int, column: int, include_declaration: bool) -> list[Location]:
         """Uses of the symbol under the cursor: the graph's resolved uses when it knows the symbol, else whole-word
         text matches of the name (which may include same-named, unrelated symbols)."""
@@ -113,6 +117,16 @@ class Navigator:
         else:
             return None
         return result if result.targets else None
+
+
+def name_column(source: NavigationSource, path: str, line: int) -> int:
+    """The column a line-only position means: the name of a definition on that line, else the line's first name
+    (a call, a use), else 0."""
+    for definition in source.structural.table.definitions_in(path):
+        if definition.name_span.start_line == line:
+            return definition.name_span.start_col
+    first = _WORD.search(source.line_text(path, line))
+    return first.start() if first else 0
 
 
 def _name_span(line: int, start: int, name: str) -> Span:

@@ -6,7 +6,8 @@ saying what the search did instead of its plan (a fallback); `explain` adds per-
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,6 +87,11 @@ class SearchResponse:
     @property
     def intent(self) -> str:
         return self.classification.intent.value
+
+    def map_spans(self, fn: Callable[[str, Span], Span]) -> SearchResponse:
+        """The same answer with each result's span through `fn(uri, span)` (a client's column units)."""
+        moved = tuple(dataclasses.replace(r, span=fn(r.uri, r.span)) for r in self.results)
+        return dataclasses.replace(self, results=moved)
 
     def to_json(self) -> dict[str, Any]:
         """The `maguyva/search` result object, ready for json.dumps."""

@@ -17,14 +17,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from maguyva_lsp import __version__
+from maguyva_lsp.api import ColumnCodec, InvalidRequestError, ReindexAnswer, Request, UnavailableError
+from maguyva_lsp.api.requests import path_of_uri
 from maguyva_lsp.config import Settings, settings_from_mapping
 from maguyva_lsp.engine import Engine, IndexProgress
 from maguyva_lsp.failures import BACKGROUND, Failure, failure_log
-from maguyva_lsp.server.convert import ColumnCodec, path_of_uri
+from maguyva_lsp.server.convert import plain
 from maguyva_lsp.server.logs import install_client_logging
+from maguyva_lsp.server.protocol import REQUEST_FAILED, MaguyvaProtocol
 from maguyva_lsp.watch.watcher import FolderWatcher
 from maguyva_lsp.workspace import WorkspaceSet
 
@@ -47,7 +51,7 @@ class MaguyvaServer(LanguageServer):
     """Maguyva's language server state: settings, engines per workspace folder, workers and watchers."""
 
     def __init__(self) -> None:
-        super().__init__("maguyva-lsp", __version__)
+        super().__init__("maguyva-lsp", __version__, protocol_cls=MaguyvaProtocol)
         self.settings = Settings()
         self.workspaces = WorkspaceSet(self.settings)
         self.queries = ThreadPoolExecutor(max_workers=QUERY_THREADS, thread_name_prefix="maguyva-query")
@@ -140,12 +144,21 @@ class MaguyvaServer(LanguageServer):
         finally:
             self.folders_pending -= 1
 
-    def status(self) -> dict[str, Any]:
-        """`maguyva/status`: every folder's counts, indexing while any folder still waits for its first index."""
-        status = self.workspaces.status()
-        status["indexing"] = bool(status["indexing"] or self.folders_pending)
-        status["last_error"] = failure_log().last_json()
-        return status
+    # -- the contract
+
+    async def answer(self, kind: type[Request], params: Any) -> dict[str, Any]:
+        """Parse params into the contract's request, answer it off the event loop, return the answer's JSON. A bad
+        request is JSON-RPC -32602 naming the field; one that cannot be answered now, -32803."""
+        try:
+            request = kind.parse(plain(params))
+            answer = await self.in_query_thread(
+                lambda: self.workspaces.handle(request, self.codec, pending=bool(self.folders_pending))
+            )
+        except InvalidRequestError as exc:
+            raise JsonRpcInvalidParams(str(exc), data={"field": exc.field}) from None
+        except UnavailableError as exc:
+            raise JsonRpcException(str(exc), code=REQUEST_FAILED) from None
+        return answer.to_json()
 
     def open_folder(self, root: Path) -> None:
         """On the writer thread: open an engine for a folder, index it with progress, then watch it."""
@@ -177,9 +190,16 @@ class MaguyvaServer(LanguageServer):
             watcher.stop()
         self.workspaces.remove(root)
 
-    def reindex_all(self) -> None:
-        for engine in self.workspaces.engines():
-            self._index(engine, f"Re-indexing {engine.root.name}")
+    def reindex_all(self) -> ReindexAnswer:
+        """Schedule a re-index of every folder on the writer thread (searches keep answering meanwhile)."""
+        engines = self.workspaces.engines()
+
+        def run() -> None:
+            for engine in engines:
+                self._index(engine, f"Re-indexing {engine.root.name}")
+
+        self.on_writer(run)
+        return ReindexAnswer(len(engines))
 
     def _index(self, engine: Engine, title: str) -> None:
         token = str(uuid.uuid4())

@@ -68,7 +68,15 @@ def test_human_output_impact_and_status(project: tuple[Path, str]) -> None:
     assert depths["load_config"] == 1 and depths["Server.__init__"] == 2
 
     status = json.loads(maguyva("status", str(root), "--index-dir", index_dir).stdout)
-    assert status["files"] == 5 and status["modalities"]["semantic"]["available"]
+    assert status["files"] == 5 and status["folders"][0]["modalities"]["semantic"]["available"]
+
+    definition = maguyva("definition", str(root), "--at", "app/server.py:6:25", "--index-dir", index_dir)
+    assert definition.returncode == 0, definition.stderr
+    assert definition.stdout.strip() == "app/config.py:19:5"
+    refs = maguyva("references", str(root), "load_config", "--index-dir", index_dir, "--json")
+    assert {
+        (loc["uri"].rsplit("/", 1)[-1], loc["range"]["start"]["line"]) for loc in json.loads(refs.stdout)["locations"]
+    } == {("server.py", 0), ("server.py", 5)}
 
 
 def test_errors_are_clear(project: tuple[Path, str], tmp_path: Path) -> None:
@@ -77,10 +85,19 @@ def test_errors_are_clear(project: tuple[Path, str], tmp_path: Path) -> None:
     assert not_a_folder.returncode == 2 and "is not a folder" in not_a_folder.stderr
     bad_regex = maguyva("search", str(root), "def (", "--regex", "--index-dir", index_dir)
     assert bad_regex.returncode == 2 and "invalid regular expression at position" in bad_regex.stderr
+    # The contract's checks and messages, before anything is indexed.
     bad_preset = maguyva("search", str(root), "x", "--preset", "turbo")
-    assert bad_preset.returncode == 2 and "invalid choice" in bad_preset.stderr
+    assert bad_preset.returncode == 2
+    assert bad_preset.stderr.strip() == "maguyva: 'preset' must be one of quick, standard, thorough, got 'turbo'"
+    zero = maguyva("search", str(root), "x", "--limit", "0")
+    assert zero.returncode == 2 and "'limit' must be a whole number from 1 to 1000, got 0" in zero.stderr
+    deep = maguyva("impact", str(root), "parse_config", "--depth", "11")
+    assert deep.returncode == 2 and "'maxDepth' must be a whole number from 1 to 10, got 11" in deep.stderr
+    nowhere = maguyva("definition", str(root), "--at", "app/server.py:x", "--index-dir", index_dir)
+    assert nowhere.returncode == 2 and "'line' must be a whole number, got string 'x'" in nowhere.stderr
+    # Nothing found is an answer, said plainly, with exit code 1.
     unknown = maguyva("impact", str(root), "no_such_symbol_anywhere", "--index-dir", index_dir)
-    assert unknown.returncode == 1 and "no symbol named" in unknown.stderr
+    assert unknown.returncode == 1 and "no symbol named 'no_such_symbol_anywhere'" in unknown.stdout
 
 
 def test_voyage_without_key_falls_back_and_key_is_never_printed(project: tuple[Path, str]) -> None:
@@ -126,22 +143,32 @@ def test_batch_answers_each_line_with_json_and_sees_edits_between_requests(proje
         # a JSON request: its own options, and its id comes back
         explained = ask(json.dumps({"id": "q2", "query": "parse_config", "limit": 1, "explain": True}))
         assert explained["id"] == "q2" and len(explained["results"]) == 1 and "explain" in explained
-        impact = ask(json.dumps({"impact": "parse_config", "depth": 1}))
+        impact = ask(json.dumps({"method": "impact", "symbol": "parse_config", "maxDepth": 1}))
         assert {i["symbol"] for i in impact["impacted"]} == {"load_config"}
         # bad requests are answered with an error, and the session goes on
         assert "invalid regular expression" in ask(json.dumps({"query": "foo(", "regex": True}))["error"]
-        assert ask(json.dumps({"query": "x", "limit": "3"}))["error"] == '"limit" must be int, not str'
-        assert ask(json.dumps({"query": "x", "limit": 0}))["error"] == '"limit" must be a positive integer'
+        assert ask(json.dumps({"query": "x", "limit": "3"})) == {
+            "error": "'limit' must be a whole number, got string '3'",
+            "field": "limit",
+        }
+        assert ask(json.dumps({"query": "x", "limit": 0}))["error"] == (
+            "'limit' must be a whole number from 1 to 1000, got 0"
+        )
         assert ask("{not json")["error"].startswith("not a JSON object")
-        assert ask(json.dumps({"impact": "parse_config", "depth": 0}))["error"] == '"depth" must be from 1 to 10'
-        assert "unknown field(s) bogus" in ask(json.dumps({"id": 9, "bogus": 1}))["error"]
+        assert ask(json.dumps({"method": "impact", "symbol": "parse_config", "maxDepth": 0}))["field"] == "maxDepth"
+        assert ask(json.dumps({"id": 9, "bogus": 1})) == {
+            "id": 9,
+            "error": "'bogus' is not a field of this request (fields: query, preset, limit, explain, regex, "
+            "caseSensitive)",
+            "field": "bogus",
+        }
         # a file written between two requests is searched by the next one
         (root / "app" / "cache.py").write_text("def expire_entries(cache):\n    cache.clear()\n")
         fresh = ask("where is expire_entries defined")
         assert [(r["symbol"], r["uri"].endswith("/app/cache.py")) for r in fresh["results"]] == [
             ("expire_entries", True)
         ]
-        assert ask(json.dumps({"status": True}))["files"] == 6
+        assert ask(json.dumps({"method": "status"}))["files"] == 6
     finally:
         session.stdin.close()
         session.wait(timeout=60)

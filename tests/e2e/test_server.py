@@ -121,7 +121,7 @@ async def test_bad_requests_get_errors_and_the_server_keeps_serving(workspace: P
             with pytest.raises(JsonRpcException) as error:
                 await search(client, **params) if "query" in params else await request(client, "maguyva/search", params)
             assert error.value.message
-        with pytest.raises(JsonRpcException, match="unknown preset"):
+        with pytest.raises(JsonRpcException, match="'preset' must be one of quick, standard, thorough"):
             await search(client, "parse", preset="turbo")
         with pytest.raises(JsonRpcException, match="textDocument"):
             await request(client, "maguyva/impact", {})

@@ -76,7 +76,7 @@ def snapshot(engine: Engine) -> list[Any]:
     status = engine.status()
     out.append({k: status[k] for k in ("files", "chunks", "symbols", "edges", "nodes")})
     impact = engine.impact("parse_config")
-    out.append(impact.to_json(engine.uri) if impact else None)
+    out.append([(i.node.node_id, i.depth, i.via) for i in impact.impacted] if impact else None)
     return rounded(out)
 
 
