@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 import pytest
 
+from maguyva_lsp.api import StatusRequest
 from maguyva_lsp.failures import BACKGROUND, Failure, failure_log
 from maguyva_lsp.server.app import MaguyvaServer
 
@@ -54,12 +56,17 @@ def test_a_failing_writer_task_reaches_status_and_the_index_keeps_serving() -> N
         with pytest.raises(OSError):
             future.result(timeout=30)
         deadline = time.monotonic() + 5
-        while server.status()["last_error"] is None and time.monotonic() < deadline:
+        while _status(server)["last_error"] is None and time.monotonic() < deadline:
             time.sleep(0.01)
-        last = server.status()["last_error"]
+        last = _status(server)["last_error"]
         assert last["message"] == (
             "background task reindex_that_breaks failed: OSError: [Errno 28] No space left on device"
         )
         assert server.on_writer(lambda: 42).result(timeout=30) == 42  # the writer thread goes on
     finally:
         server.shutdown_all()
+
+
+def _status(server: MaguyvaServer) -> dict[str, Any]:
+    """`maguyva/status` as the server answers it (through the contract)."""
+    return server.workspaces.handle(StatusRequest()).to_json()
