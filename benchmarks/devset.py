@@ -166,6 +166,8 @@ def _search(client: StdioClient, root: Path, question: Question, preset: str) ->
         rule=answer.get("rule"),
         target=answer.get("target"),
         server_ms=answer.get("elapsed_ms"),
+        skipped=tuple(f"{m.get('modality')}: {m.get('reason')}" for m in answer.get("modalities_skipped", [])),
+        partial=bool(answer.get("partial")),
     )
 
 

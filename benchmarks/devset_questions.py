@@ -58,6 +58,8 @@ class Observation:
     rule: str | None = None
     target: str | None = None
     server_ms: float | None = None
+    skipped: tuple[str, ...] = ()  # modalities the server skipped (with their reasons)
+    partial: bool = False
     error: str | None = None
 
 

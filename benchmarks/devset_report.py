@@ -80,6 +80,7 @@ def summarise(observations: Sequence[Observation], products: Sequence[str]) -> d
         "macro": macros,
         "intents": {p: _intents([o for o in observations if o.system == p]) for p in products},
         "errors": dict(Counter(o.system for o in observations if o.error)),
+        "degraded": dict(Counter(o.system for o in observations if o.skipped or o.partial)),
         "queries": _query_rows(scored),
     }
 
@@ -131,6 +132,10 @@ def _query_rows(scored: Sequence[tuple[Observation, QueryScore]]) -> list[dict[s
             entry.update(intent=o.intent, confidence=o.confidence, rule=o.rule, strategy=o.strategy)
         if o.error:
             entry["error"] = o.error
+        if o.skipped:
+            entry["skipped"] = list(o.skipped)
+        if o.partial:
+            entry["partial"] = True
         entry["top"] = [f"{p}:{a}-{b}" for p, a, b in o.results[:TOP_SHOWN]]
         row["systems"][o.system] = entry
     return list(rows.values())
@@ -293,6 +298,8 @@ def render(summary: dict[str, Any], misses: int = 0) -> str:
     parts.append(render_latency(summary))
     if summary.get("errors"):
         parts.append(f"errors: {summary['errors']}")
+    if summary.get("degraded"):
+        parts.append(f"answers with a modality skipped or partial: {summary['degraded']}")
     if misses:
         parts += [render_misses(summary, s, misses) for s in [*summary["products"], WORKSPACE_SYMBOL]]
     return "\n\n".join(parts)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -16,7 +17,8 @@ from maguyva_lsp.engine import Engine
 from maguyva_lsp.model import Chunk, Classification, Intent, Modality, RetrievalQuery
 from maguyva_lsp.query.intent import classify
 
-RG = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "rg"
+# The `ripgrep` wheel puts its binary beside the interpreter (the venv's bin folder), whichever checkout runs.
+RG = Path(sys.executable).parent / "rg"
 CANDIDATES = 30  # results asked of each retriever or baseline (the top 10 are scored)
 SEARCH_LIMIT = 20  # Maguyva's default result limit: what a user gets (its candidate pools follow from it)
 FUSION_CANDIDATES = 100  # per list fed to the plain RRF baseline
