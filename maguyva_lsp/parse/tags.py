@@ -20,6 +20,12 @@ Query conventions: `@definition.<kind>` captures the whole definition node, `@na
 captures name the type or namespace a definition is bound to outside its lexical nesting (Go receiver type, C++
 `Foo::` qualifier, Lua table); captures starting with `_` only feed predicates. When several patterns capture the
 same node and name, the earliest pattern wins. A file starting with `; inherits: <grammar>` extends that grammar's file.
+
+Two forms are settled here rather than in the queries. A named function or class expression that is the value a
+binding pattern captured (`app.use = function use() {}`, `const f = function f() {}`, `{ toJSON: function toJSON()
+{} }`, `defineGetter(req, 'x', function x() {})`) is that binding's definition when the names agree, and a sibling of
+it (not nested in it) when they differ. TypeScript overload signatures directly before their implementation are one
+definition with it: the implementation's name, a span from the first signature.
 """
 
 from __future__ import annotations
@@ -27,7 +33,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tree_sitter import Node, Query, QueryCursor, QueryError, Tree
@@ -86,6 +93,17 @@ _WRAPPERS: dict[str, dict[str, bool]] = {
     "lua": {"variable_declaration": True},
 }
 _WRAPPERS["tsx"] = _WRAPPERS["typescript"]
+# Value nodes a binding pattern may hold (see the module docstring), and the argument list a call holds them in.
+_ECMA_VALUES = frozenset({"function_expression", "generator_function", "arrow_function", "class"})
+_BOUND_VALUES: dict[str, frozenset[str]] = {"javascript": _ECMA_VALUES, "typescript": _ECMA_VALUES, "tsx": _ECMA_VALUES}
+_ARGUMENT_LISTS = frozenset({"arguments"})
+# Body-less signatures → the implementations they overload when one follows them directly.
+_TS_OVERLOADS: dict[str, frozenset[str]] = {
+    "function_signature": frozenset({"function_declaration", "generator_function_declaration"}),
+    "method_signature": frozenset({"method_definition"}),
+}
+_OVERLOADS: dict[str, dict[str, frozenset[str]]] = {"typescript": _TS_OVERLOADS, "tsx": _TS_OVERLOADS}
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 # Named children a wrapper may hold beside the definition and still count as wrapping only it.
 _WRAPPER_ACCESSORIES = frozenset({"comment", "decorator", "line_comment", "block_comment", "template_parameter_list"})
 
@@ -115,6 +133,8 @@ class _TagQuery:
 
     query: Query
     wrappers: dict[str, bool]
+    bound_values: frozenset[str] = frozenset()
+    overloads: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
 _compile_lock = threading.Lock()
@@ -147,7 +167,12 @@ def _compile(language: str) -> _TagQuery | None:
     except (QueryError, OSError) as exc:
         log.error("tag query for %s does not compile: %s", language, exc)
         return None
-    return _TagQuery(query, _WRAPPERS.get(language, {}))
+    return _TagQuery(
+        query,
+        _WRAPPERS.get(language, {}),
+        _BOUND_VALUES.get(language, frozenset()),
+        _OVERLOADS.get(language, {}),
+    )
 
 
 @dataclass(slots=True)
@@ -161,6 +186,8 @@ class _Raw:
     signature_start: int
     name: Node
     scopes: list[Node]
+    first: Node | None = None  # where the span starts when it is not the outer node (the first overload signature)
+    sibling_of: _Raw | None = None  # the binding this value sits in under another name: it shares that one's parent
 
 
 def extract_definitions(
@@ -173,6 +200,10 @@ def extract_definitions(
     raws = _collect(tag_query, tree.root_node)
     if not raws:
         return []
+    if tag_query.bound_values:
+        raws = _settle_bound_values(raws, tag_query.bound_values, source)
+    if tag_query.overloads:
+        raws = _merge_overloads(raws, tag_query.overloads, source)
     index = lines if lines is not None else LineIndex(source)
     return _scoped(raws, source, language, path, index)
 
@@ -200,6 +231,60 @@ def _collect(tag_query: _TagQuery, root: Node) -> list[_Raw]:
     return sorted(best.values(), key=lambda r: (r.outer.start_byte, -r.outer.end_byte, r.name.start_byte))
 
 
+def _name_text(raw: _Raw, source: bytes) -> str:
+    return _text(source, raw.name.start_byte, raw.name.end_byte).strip()
+
+
+def _settle_bound_values(raws: list[_Raw], value_types: frozenset[str], source: bytes) -> list[_Raw]:
+    """Drop a named value bound to the same name by an enclosing binding; mark one bound to another name as that
+    binding's sibling (see the module docstring)."""
+    by_node: dict[int, list[_Raw]] = {}
+    for raw in raws:
+        by_node.setdefault(raw.node.id, []).append(raw)
+    kept: list[_Raw] = []
+    for raw in raws:
+        holder = raw.node.parent if raw.node.type in value_types else None
+        if holder is not None and holder.type in _ARGUMENT_LISTS:
+            holder = holder.parent
+        bindings = [b for b in by_node.get(holder.id, []) if b is not raw] if holder is not None else []
+        if any(_name_text(b, source) == _name_text(raw, source) for b in bindings):
+            continue
+        if bindings:
+            raw.sibling_of = bindings[0]
+        kept.append(raw)
+    return kept
+
+
+def _merge_overloads(raws: list[_Raw], overloads: Mapping[str, frozenset[str]], source: bytes) -> list[_Raw]:
+    """Fold each run of overload signatures into the implementation that directly follows it (same name, a kind of
+    node that implements that signature); a run with no implementation after it (a declaration) stays."""
+    by_outer = {raw.outer.id: raw for raw in raws}
+    folded: set[int] = set()
+    for raw in raws:
+        implementations = overloads.get(raw.node.type)
+        if implementations is None or id(raw) in folded:
+            continue
+        name = _name_text(raw, source)
+        run = [raw]
+        sibling = raw.outer.next_named_sibling
+        while sibling is not None:
+            if sibling.type in _COMMENTS:
+                sibling = sibling.next_named_sibling
+                continue
+            following = by_outer.get(sibling.id)
+            if following is None or _name_text(following, source) != name:
+                break
+            if following.node.type == raw.node.type:
+                run.append(following)
+                sibling = following.outer.next_named_sibling
+                continue
+            if following.node.type in implementations:
+                following.first = raw.outer
+                folded.update(id(r) for r in run)
+            break
+    return [raw for raw in raws if id(raw) not in folded]
+
+
 def _unwrap(node: Node, wrappers: dict[str, bool]) -> tuple[Node, int]:
     """The outermost wrapper that holds only this definition, and where the signature starts."""
     outer, signature_start = node, node.start_byte
@@ -215,12 +300,15 @@ def _unwrap(node: Node, wrappers: dict[str, bool]) -> tuple[Node, int]:
 def _scoped(raws: list[_Raw], source: bytes, language: str, path: str, lines: LineIndex) -> list[Definition]:
     """Give each definition its parent (the enclosing containers' qualified name) and final kind."""
     definitions: list[Definition] = []
-    stack: list[tuple[int, str, str]] = []  # (end_byte, qualified name, kind) of the open containers
+    stack: list[tuple[int, str, str, int]] = []  # (end_byte, qualified name, kind, id of the raw) of open containers
     for raw in raws:
         start, end = raw.outer.start_byte, raw.outer.end_byte
         while stack and stack[-1][0] < end:  # sorted by start: a container ending before this end cannot hold it
             stack.pop()
-        enclosing = stack[-1] if stack else None
+        levels = len(stack)
+        if raw.sibling_of is not None and levels and stack[-1][3] == id(raw.sibling_of):
+            levels -= 1  # a value bound under another name shares its binding's parent
+        enclosing = stack[levels - 1] if levels else None
         parent = enclosing[1] if enclosing else None
         if raw.scopes:
             scope = _scope_name(raw.scopes, source)
@@ -237,7 +325,7 @@ def _scoped(raws: list[_Raw], source: bytes, language: str, path: str, lines: Li
                 name=name,
                 kind=kind,
                 path=path,
-                span=_span(lines, raw.outer),
+                span=_span(lines, raw.outer, raw.first),
                 name_span=lines.span(raw.name),
                 signature=_signature(raw, source),
                 parent=parent,
@@ -245,13 +333,17 @@ def _scoped(raws: list[_Raw], source: bytes, language: str, path: str, lines: Li
             )
         )
         if kind in CONTAINER_KINDS and start < end:
-            stack.append((end, f"{parent}.{name}" if parent else name, kind))
+            stack.append((end, f"{parent}.{name}" if parent else name, kind, id(raw)))
     return definitions
 
 
-def _span(lines: LineIndex, node: Node) -> Span:
-    """The node's span, ending on its last line rather than at column 0 of the next (`#define` keeps its newline)."""
+def _span(lines: LineIndex, node: Node, first: Node | None = None) -> Span:
+    """The node's span (from `first` when given), ending on its last line rather than at column 0 of the next
+    (`#define` keeps its newline)."""
     span = lines.span(node)
+    if first is not None:
+        head = lines.span(first)
+        span = Span(head.start_line, head.start_col, span.end_line, span.end_col)
     if span.end_col == 0 and span.end_line > span.start_line:
         last = span.end_line - 1
         return Span(span.start_line, span.start_col, last, len(lines.line_text(last).rstrip("\r")))
@@ -271,7 +363,8 @@ def _scope_name(scopes: list[Node], source: bytes) -> str:
 
 
 def _signature(raw: _Raw, source: bytes) -> str:
-    """The definition's header up to its body (or its first line when it has none), whitespace collapsed."""
+    """The definition's header up to its body (its value's body for a binding; its first line when it has none),
+    whitespace collapsed."""
     body = _body(raw.node)
     if body is not None and body.start_byte > raw.signature_start:
         end = body.start_byte
@@ -293,7 +386,7 @@ def _body(node: Node) -> Node | None:
     body = node.child_by_field_name("body")
     if body is not None:
         return body
-    value = node.child_by_field_name("value")
+    value = node.child_by_field_name("value") or node.child_by_field_name("right")  # `x = function () {...}`
     if value is not None and (body := value.child_by_field_name("body")) is not None:
         return body
     return next((c for c in reversed(node.named_children) if c.type in _BODY_TYPES), None)

@@ -469,3 +469,152 @@ def test_python_agrees_with_universal_ctags(tmp_path: Path) -> None:
             if d.kind in ("function", "class", "method")
         }
         assert ours == theirs, path
+
+
+# Real forms of JavaScript definitions outside declarations (express, npm's dependencies, compiled TypeScript).
+ECMA_FORMS_JS = b"""\
+var app = exports = module.exports = {};
+app.init = function init() {
+  this.cache = Object.create(null);
+  this.on('mount', function onmount(parent) {
+    this.settings = parent.settings;
+  });
+};
+app.handle = function handle(req, res, callback) {
+  var done = callback || finalhandler(req, res, { onerror: logerror.bind(this) });
+};
+exports.compileETag = function(val) {
+  return val;
+};
+module.exports.isAbsolute = (path) => path[0] === '/';
+View.prototype.lookup = function lookup(name) {
+  return name;
+};
+View.prototype.render = function (options, callback) {
+  callback();
+};
+defineGetter(req, 'hostname', function hostname() {
+  return this.host;
+});
+defineGetter(req, 'xhr', function () {
+  return true;
+});
+Object.defineProperty(req, 'protocol', {
+  configurable: true,
+  get: function () { return 'http'; }
+});
+Object.defineProperty(exports, "ASN1Obj", { enumerable: true, get: function () { return obj_1.ASN1Obj; } });
+function createETagGenerator(options) {
+  return function generateETag(body, encoding) {
+    return body;
+  };
+}
+onFinished(res, function onfinish(err) {
+  done(err);
+});
+obj.cancel = function reject() {};
+var proto = module.exports = {
+  toJSON: function toJSON() { return {}; },
+  'content-type': () => 'text/html',
+  send(body) { return body; },
+  get header() { return this._header; },
+};
+let retry;
+retry = function* () {};
+"""
+
+
+def _forms(source: bytes, name: str = "forms.js") -> dict[str, list[tuple[str, str | None, int]]]:
+    out: dict[str, list[tuple[str, str | None, int]]] = {}
+    for d in _definitions(name, source):
+        out.setdefault(d.name, []).append((d.kind, d.parent, d.name_span.start_line))
+    return out
+
+
+def test_javascript_functions_bound_outside_declarations() -> None:
+    forms = _forms(ECMA_FORMS_JS)
+    # assigned to an object's property: a method of it (one definition when the function has the same name)
+    assert forms["init"] == [("method", "app", 1)]
+    assert forms["handle"] == [("method", "app", 7)]
+    assert forms["lookup"] == [("method", "View", 14)]
+    assert forms["render"] == [("method", "View", 17)]
+    # exports and module.exports: functions of the module
+    assert forms["compileETag"] == [("function", None, 10)]
+    assert forms["isAbsolute"] == [("function", None, 13)]
+    # named function expressions: callbacks and returned values, each under its own name
+    assert forms["onmount"] == [("function", "app.init", 3)]
+    assert forms["generateETag"] == [("function", "createETagGenerator", 32)]
+    assert forms["onfinish"] == [("function", None, 36)]
+    # a function bound under another name is a definition of both names, the second not nested in the first
+    assert forms["cancel"] == [("method", "obj", 39)]
+    assert forms["reject"] == [("function", None, 39)]
+    assert forms["retry"][-1] == ("function", None, 47)
+
+
+def test_javascript_getters_and_object_literal_members() -> None:
+    forms = _forms(ECMA_FORMS_JS)
+    assert forms["hostname"] == [("method", "req", 20)]  # a define... helper, named by its string and its function
+    assert forms["xhr"] == [("method", "req", 23)]
+    assert forms["protocol"] == [("method", "req", 26)]  # Object.defineProperty
+    assert "ASN1Obj" not in forms  # a re-export getter of compiled TypeScript is not a definition
+    assert "get" not in forms  # nor is a property descriptor's get
+    assert forms["toJSON"] == [("method", None, 41)]
+    assert forms["content-type"] == [("method", None, 42)]
+    assert forms["send"] == [("method", None, 43)]
+    assert forms["header"] == [("method", None, 44)]
+
+
+def test_javascript_binding_spans_and_signatures() -> None:
+    definitions = {d.name: d for d in _definitions("forms.js", ECMA_FORMS_JS)}
+    lookup = definitions["lookup"]
+    assert (lookup.span.start_line, lookup.span.end_line) == (14, 16)
+    assert lookup.signature == "View.prototype.lookup = function lookup(name)"
+    assert definitions["protocol"].span.end_line == 29
+
+
+TS_OVERLOADS = b"""\
+export function parse(text: string): Config;
+export function parse(text: string, strict: boolean): Config;
+// the implementation
+export function parse(text: string, strict = false): Config {
+  return load(text, strict);
+}
+export class Store {
+  get(key: string): string;
+  get(key: string, fallback: string): string;
+  get(key: string, fallback?: string): string {
+    return fallback ?? key;
+  }
+}
+export interface Reader {
+  read(path: string): string;
+  read(path: string, encoding: string): string;
+}
+export function promisify(fn: Function): Function;
+export namespace promisify {
+  const custom: unique symbol;
+}
+declare function setTimeout(callback: () => void, ms: number): number;
+"""
+
+
+def test_typescript_overloads_are_one_definition_with_their_implementation() -> None:
+    definitions = _definitions("overloads.ts", TS_OVERLOADS)
+    parse = [d for d in definitions if d.name == "parse"]
+    assert [(d.kind, d.span.start_line, d.span.end_line, d.name_span.start_line) for d in parse] == [
+        ("function", 0, 5, 3)
+    ]
+    assert parse[0].signature == "export function parse(text: string, strict = false): Config"
+    get = [d for d in definitions if d.name == "get"]
+    assert [(d.kind, d.parent, d.span.start_line, d.name_span.start_line) for d in get] == [("method", "Store", 7, 9)]
+    # without an implementation after them, signatures are the definitions (interfaces, declarations)
+    assert [d.name_span.start_line for d in definitions if d.name == "read"] == [14, 15]
+    promisify = [(d.kind, d.name_span.start_line) for d in definitions if d.name == "promisify"]
+    assert promisify == [("function", 17), ("module", 18)]
+    assert [d.kind for d in definitions if d.name == "setTimeout"] == ["function"]
+
+
+def test_typescript_shares_the_javascript_forms() -> None:
+    source = b"app.use = function use(fn: Handler): App {\n  return this;\n};\nexports.run = async () => {};\n"
+    forms = _forms(source, "forms.ts")
+    assert forms == {"use": [("method", "app", 0)], "run": [("function", None, 3)]}
