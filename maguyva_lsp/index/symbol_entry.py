@@ -1,5 +1,6 @@
-"""What the symbol table keeps per definition (its static tie-break key: kind, path class, qualified-name length,
-position) and the keys it files it under (separator-free name, sub-words of name, parent and signature)."""
+"""What the symbol table keeps per definition (its static tie-break key: kind, path class, declaration file,
+qualified-name length, position) and the keys it files it under (separator-free name, sub-words of name, parent and
+signature)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ PATH_CLASS_RANK: dict[PathClass, int] = {
     PathClass.VENDOR: 3,
     PathClass.ARCHIVE: 4,
 }
+# Tie-break 3, declaration files: a TypeScript declaration file or a Python stub declares what another file
+# implements; the implementation comes first.
+DECLARATION_FILE_SUFFIXES: tuple[str, ...] = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 # Signature words this short ("x", "i") carry no meaning for a term search and would only bloat the postings; so do
 # the keywords that fill signatures (`def`, `self`, `pub fn`) and say nothing about what the definition is about.
 SIGNATURE_MIN_WORD = 2
@@ -80,13 +84,19 @@ def kind_rank(kind: str) -> int:
     return KIND_RANK_VALUE if kind in VALUE_KINDS else KIND_RANK_OTHER
 
 
+def is_declaration_file(path: str) -> bool:
+    return path.lower().endswith(DECLARATION_FILE_SUFFIXES)
+
+
 def rank_key(d: Definition, path_class: PathClass) -> tuple[Any, ...]:
-    """Tie-breaks after the match score: kind, path class, shorter qualified name, then path and position (and
-    name, parent and kind, so that the order is total and a fresh build ranks exactly like an incremental one)."""
+    """Tie-breaks after the match score: kind, path class, implementation before declaration file, shorter
+    qualified name, then path and position (and name, parent and kind, so that the order is total and a fresh build
+    ranks exactly like an incremental one)."""
     qualified_len = len(d.name) + (len(d.parent) + 1 if d.parent else 0)
     return (
         kind_rank(d.kind),
         PATH_CLASS_RANK.get(path_class, len(PATH_CLASS_RANK)),
+        is_declaration_file(d.path),
         qualified_len,
         d.path,
         d.name_span.start_line,

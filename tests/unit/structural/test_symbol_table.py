@@ -307,3 +307,14 @@ def test_searches_run_alongside_a_writer() -> None:
         t.join()
     assert errors == []
     assert {d.name for d in table.definitions_in("src/flip.py")} == {"flip"}
+
+
+def test_an_implementation_ranks_before_its_declaration_file() -> None:
+    table = table_of(
+        defn("parseConfig", "types/config.d.ts"),
+        defn("parseConfig", "src/config.ts", line=40),
+        defn("load_settings", "pkg/config.pyi"),
+        defn("load_settings", "pkg/zconfig.py", line=9),
+    )
+    assert [m.definition.path for m in table.search("parseConfig", 10)] == ["src/config.ts", "types/config.d.ts"]
+    assert [m.definition.path for m in table.search("load_settings", 10)] == ["pkg/zconfig.py", "pkg/config.pyi"]
