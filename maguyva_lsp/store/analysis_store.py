@@ -28,7 +28,7 @@ from maguyva_lsp.store.lock import ExclusiveLock, LockUnavailableError
 log = logging.getLogger(__name__)
 
 # Bump when what the analyzers extract changes: older stores are then rebuilt. The codec's layout is part of it.
-ANALYZER_VERSION = 2  # 2: venv/virtualenv folders are no longer vendor by name
+ANALYZER_VERSION = 3  # 2: venv/virtualenv folders are no longer vendor by name; 3: JS/TS definition forms
 SCHEMA_VERSION = f"{ANALYZER_VERSION}.{codec.CODEC_VERSION}"
 DB_NAME = "analyses.sqlite"
 LOCK_NAME = "writer.lock"
