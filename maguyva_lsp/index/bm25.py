@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -207,8 +208,9 @@ class Bm25Index:
         lengths = np.concatenate((self.lengths, new_lengths))
         return Bm25Index(chunks, by_path, self.vocabulary, postings, lengths, max(total, 0.0), next_id)
 
-    def search(self, text: str, limit: int) -> list[ScoredChunk]:
-        """The `limit` best chunks for a natural-language (or code) query, best first."""
+    def search(self, text: str, limit: int, accept: Callable[[Chunk], bool] | None = None) -> list[ScoredChunk]:
+        """The `limit` best chunks for a natural-language (or code) query, best first; only chunks `accept` takes
+        when it is given (asked in score order, so only as many as it takes to fill the limit)."""
         n_chunks = len(self.chunks)
         if limit <= 0 or n_chunks == 0:
             return []
@@ -235,9 +237,12 @@ class Bm25Index:
         )
         unique_ids, inverse = np.unique(all_ids, return_inverse=True)
         scores = np.bincount(inverse, weights=all_scores)
-        top = min(limit, unique_ids.size)
-        best = np.argpartition(-scores, top - 1)[:top] if top < unique_ids.size else np.arange(unique_ids.size)
-        best = best[np.lexsort((unique_ids[best], -scores[best]))]  # by score, ties by chunk id (older first)
+        if accept is not None:
+            best = self._accepted(unique_ids, scores, limit, accept)
+        else:
+            top = min(limit, unique_ids.size)
+            best = np.argpartition(-scores, top - 1)[:top] if top < unique_ids.size else np.arange(unique_ids.size)
+            best = best[np.lexsort((unique_ids[best], -scores[best]))]  # by score, ties by chunk id (older first)
         term_idf = {live[k][0]: float(idfs[k]) for k in ranked_terms}
         out: list[ScoredChunk] = []
         for position in best.tolist():
@@ -245,6 +250,18 @@ class Bm25Index:
             present = {t: w for t, w in term_idf.items() if _holds(live, t, int(unique_ids[position]))}
             out.append(ScoredChunk(chunk, float(scores[position]), present))
         return out
+
+    def _accepted(
+        self, ids: U32, scores: npt.NDArray[Any], limit: int, accept: Callable[[Chunk], bool]
+    ) -> npt.NDArray[np.intp]:
+        """Positions of the `limit` best-scoring ids whose chunk `accept` takes, in the order `search` ranks."""
+        taken: list[int] = []
+        for position in np.lexsort((ids, -scores)).tolist():
+            if accept(self.chunks[int(ids[position])]):
+                taken.append(position)
+                if len(taken) >= limit:
+                    break
+        return np.array(taken, dtype=np.intp)
 
 
 def _holds(live: list[tuple[str, U32, F32]], term: str, chunk_id: int) -> bool:

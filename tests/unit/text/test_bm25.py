@@ -92,3 +92,11 @@ def test_file_without_chunks_still_searchable(tmp_path: Path) -> None:
     write_tree(tmp_path, {"notes.txt": "line one\nthe frobnicator widget lives here\n"})
     hits = build(tmp_path).find_text("frobnicator widget", limit=5)
     assert [(h.path, h.span.start_line) for h in hits] == [("notes.txt", 1)]
+
+
+def test_accept_keeps_only_the_chunks_it_takes_in_score_order(retriever: TextRetriever) -> None:
+    bm25 = retriever._state.bm25
+    everything = bm25.search("parse config", 50)
+    kept = bm25.search("parse config", 2, accept=lambda chunk: chunk.kind == "function")
+    assert [s.chunk for s in kept] == [s.chunk for s in everything if s.chunk.kind == "function"][:2]
+    assert bm25.search("parse config", 5, accept=lambda chunk: False) == []
