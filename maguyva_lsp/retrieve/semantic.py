@@ -24,6 +24,7 @@ from maguyva_lsp.embed.text import document_text, query_text, snippet_text
 from maguyva_lsp.index.vectors import BinaryVectorStore, RowRef, VectorStoreError
 from maguyva_lsp.model import ChangeBatch, Chunk, FileAnalysis, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus
 from maguyva_lsp.model import Span as ModelSpan
+from maguyva_lsp.query.snippet import snippet_code, snippet_kinds
 from maguyva_lsp.retrieve.base import RetrieverError
 from maguyva_lsp.store.embedding_cache import CACHE_FILE, EmbeddingCache, text_hash
 
@@ -37,6 +38,8 @@ QUERY_CACHE_SIZE = 256
 # per interval, not once per batch); a pending write also runs at close and at interpreter exit.
 SAVE_INTERVAL_SECONDS = 5.0
 FINGERPRINT_BYTES = 16
+# A pasted snippet's nearest rows are read this many times over, so that enough of them are chunks of its unit.
+SNIPPET_OVERFETCH = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,13 +255,23 @@ class SemanticRetriever:
         if limit <= 0:
             return []
         style = self._embedder.text_style
+        kinds: frozenset[str] | None = None
         if query.intent is Intent.FIND_SIMILAR:
-            text = snippet_text(query.target, style)
+            code = snippet_code(query.target)
+            kinds = snippet_kinds(code)
+            text = snippet_text(code, style)
         else:
             text = query_text(query.text, style)
         if not text.strip():
             return []  # nothing to mean anything: an empty query has no nearest neighbours
         vector = self._query_vector(text)
+        if kinds is not None:
+            # A pasted function is answered by functions (query/snippet.py): the nearest rows of its unit, unless
+            # none is among the nearest SNIPPET_OVERFETCH × limit.
+            matches = self._store.search(vector, limit * SNIPPET_OVERFETCH)
+            own = [m for m in matches if m.ref.kind in kinds][:limit]
+            if own:
+                return [_hit(match.ref, match.score, match.distance) for match in own]
         return [_hit(match.ref, match.score, match.distance) for match in self._store.search(vector, limit)]
 
     def _query_vector(self, text: str) -> Embeddings:

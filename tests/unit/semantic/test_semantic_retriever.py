@@ -88,6 +88,17 @@ def test_find_similar_embeds_the_snippet(counting_embedder: Any, analyse: Any) -
     assert hits[0].symbol == "compute_checksum"
 
 
+def test_a_pasted_function_is_answered_by_functions_only(counting_embedder: Any, analyse: Any) -> None:
+    retriever = SemanticRetriever(counting_embedder)
+    retriever.apply(ChangeBatch(updated=(analyse("app/mail.py", MAIL),)))
+    # Its words are the class header's (settings, INI file): a class chunk would be nearest, but it is a function.
+    snippet = 'find code similar to:\ndef f(self):\n    """Reads settings from an INI file."""\n    return ini_settings'
+    hits = retriever.search(_query(snippet, Intent.FIND_SIMILAR, snippet), 5)
+    assert hits and {h.kind for h in hits} <= {"function", "method"}
+    loose = retriever.search(_query("settings from an INI file", Intent.FIND_SIMILAR, "Reads settings from INI"), 5)
+    assert "class" in {h.kind for h in loose}  # loose lines may be any chunk
+
+
 def test_an_edit_to_one_function_embeds_only_that_chunk_across_edits_and_restarts(
     counting_embedder: Any, analyse: Any, tmp_path: Path
 ) -> None:
