@@ -22,7 +22,8 @@ from maguyva_lsp.embed.factory import make_embedder
 from maguyva_lsp.failures import BACKGROUND, failure_log
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH
 from maguyva_lsp.heap import collector_paused
-from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
+from maguyva_lsp.index.segment_set import Segments
+from maguyva_lsp.indexer import INDEX_SCHEMA, Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, Definition, FileAnalysis, Modality, PathClass, Span
 from maguyva_lsp.navigation import Navigator
 from maguyva_lsp.rank.response import SearchResponse
@@ -36,7 +37,7 @@ from maguyva_lsp.scan.skips import NOT_RECORDED, Skip, SkipReason, printable_pat
 from maguyva_lsp.scan.walker import WorkspaceScanner
 from maguyva_lsp.search import SearchPipeline
 from maguyva_lsp.semantic_lane import SemanticLane
-from maguyva_lsp.store.analysis_store import AnalysisStore, StoreError, default_index_dir
+from maguyva_lsp.store.segment_store import SegmentStore, StoreError, default_index_dir
 from maguyva_lsp.uris import uri_from_path
 
 log = logging.getLogger(__name__)
@@ -123,16 +124,17 @@ class Engine:
         self._navigator = Navigator(self)
         self._lines_cache: tuple[str, str, list[str]] | None = None  # (path, content hash, lines)
 
-    def _open_store(self) -> AnalysisStore | None:
+    def _open_store(self) -> Segments | None:
         fingerprint = f"chunk_lines={self.settings.chunk_lines}"
         try:
-            store = AnalysisStore(self.index_dir, fingerprint)
+            store = Segments(SegmentStore(self.index_dir, INDEX_SCHEMA, fingerprint))
         except StoreError as exc:
             self.messages.append(f"index not persisted: {exc}")
             log.warning("index not persisted: %s", exc)
             return None
         if store.discarded_reason:
             self.messages.append(f"rebuilt the index store: {store.discarded_reason}")
+        self.messages.extend(store.problems)
         return store
 
     # -- the SearchContext the pipeline reads

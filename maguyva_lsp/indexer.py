@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from maguyva_lsp.config import DEFAULT_MAX_FILE_SIZE
 from maguyva_lsp.embed.base import TextStyle
 from maguyva_lsp.embed.text import document_text
+from maguyva_lsp.index.analysis_columns import CORE_VERSION
 from maguyva_lsp.model import FileAnalysis, PathClass, SourceFile
 from maguyva_lsp.parse.analyze import analyze_file, is_binary
 from maguyva_lsp.parse.languages import language_for_path
@@ -25,6 +26,11 @@ from maguyva_lsp.scan.read import read_source
 from maguyva_lsp.scan.skips import Skip, SkipReason
 
 log = logging.getLogger(__name__)
+
+# Bump when what the analyzers extract changes: older stores are then rebuilt once. The core columns' layout is part
+# of the index schema.
+ANALYZER_VERSION = 3  # 2: venv/virtualenv folders are no longer vendor by name; 3: JS/TS definition forms
+INDEX_SCHEMA = f"{ANALYZER_VERSION}.{CORE_VERSION}"
 
 # Below this many files, analyse inline: a process pool's start-up (importing the grammars) costs about a second.
 PARALLEL_MIN_FILES = 200

@@ -11,6 +11,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from maguyva_lsp.store.manifest import MANIFEST_NAME
 from tests.e2e.lsp_session import (
     CHANGE_TIMEOUT_SECONDS,
     lsp_session,
@@ -234,11 +235,9 @@ async def test_restart_is_warm_and_a_corrupt_store_is_rebuilt(workspace: Path, t
         status = await wait_indexed(client)
         assert _counters(status) == (0, 5)  # nothing re-parsed
         assert (await search(client, "where is parse_config defined")).results
-    databases = list(index_dir.rglob("analyses.sqlite"))
-    assert len(databases) == 1
-    databases[0].write_bytes(b"\x00not a database" * 500)
-    for sidecar in databases[0].parent.glob("analyses.sqlite-*"):
-        sidecar.unlink()
+    manifests = list(index_dir.rglob(MANIFEST_NAME))
+    assert len(manifests) == 1
+    manifests[0].write_bytes(b"\x00not a manifest" * 500)
     async with lsp_session(workspace, options(index_dir)) as client:
         status = await wait_indexed(client)
         assert _counters(status) == (5, 0)

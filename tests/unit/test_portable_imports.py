@@ -70,7 +70,7 @@ def test_the_server_imports_without_posix_only_modules() -> None:
     """`python -c "import maguyva_lsp.server"` and the rest of the start path, with Windows' module set."""
     answer = simulate_windows(
         "maguyva_lsp.server", "maguyva_lsp.server.app", "maguyva_lsp.server.handlers", "maguyva_lsp.__main__",
-        "maguyva_lsp.cli", "maguyva_lsp.engine", "maguyva_lsp.store.analysis_store", "maguyva_lsp.store.lock",
+        "maguyva_lsp.cli", "maguyva_lsp.engine", "maguyva_lsp.store.segment_store", "maguyva_lsp.store.lock",
     )  # fmt: skip
     assert answer["failures"] == {}
     assert answer["loaded"] == []

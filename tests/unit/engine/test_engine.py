@@ -14,6 +14,8 @@ from maguyva_lsp.indexer import Skipped, read_and_analyze
 from maguyva_lsp.model import PathClass
 from maguyva_lsp.scan.skips import SkipReason
 from maguyva_lsp.scan.walker import WorkspaceScanner
+from maguyva_lsp.store.manifest import MANIFEST_NAME
+from maguyva_lsp.store.segment_store import DATA_DIR
 
 FILES: dict[str, str] = {
     "app/__init__.py": "",
@@ -176,10 +178,7 @@ def test_corrupt_store_is_rebuilt(tmp_path: Path) -> None:
     first.index()
     store_dir = first.index_dir
     first.close()
-    (store_dir / "analyses.sqlite").write_bytes(b"\x00garbage" * 1000)
-    for extra in ("analyses.sqlite-wal", "analyses.sqlite-shm"):
-        if (store_dir / extra).exists():
-            (store_dir / extra).unlink()
+    (store_dir / MANIFEST_NAME).write_bytes(b"\x00garbage" * 1000)
     second = new_engine(root, tmp_path)
     try:
         assert any("rebuilt the index store" in m for m in second.messages)
@@ -188,6 +187,33 @@ def test_corrupt_store_is_rebuilt(tmp_path: Path) -> None:
         assert second.search("where is parse_config defined").to_json()["results"]
     finally:
         second.close()
+
+
+def test_a_damaged_segment_is_said_and_its_files_analysed_again(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    write_tree(root, FILES)
+    first = new_engine(root, tmp_path)
+    first.index()
+    store_dir = first.index_dir
+    first.close()
+    for container in (store_dir / DATA_DIR).iterdir():
+        data = bytearray(container.read_bytes())
+        data[16] ^= 0xFF  # the header's checksum
+        container.write_bytes(bytes(data))
+    second = new_engine(root, tmp_path)
+    try:
+        assert any("unusable" in m and "analysed anew" in m for m in second.messages)
+        counters = second.index()
+        assert counters.analyzed == len(FILES) and counters.reused == 0
+        assert second.search("where is parse_config defined").to_json()["results"]
+    finally:
+        second.close()
+    third = new_engine(root, tmp_path)
+    try:
+        assert not any("unusable" in m for m in third.messages)
+        assert third.index().reused == len(FILES)
+    finally:
+        third.close()
 
 
 def test_bad_input_is_skipped_or_answered_never_crashes(tmp_path: Path) -> None:

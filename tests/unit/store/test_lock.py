@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from maguyva_lsp.store.analysis_store import LOCK_NAME, AnalysisStore
+from maguyva_lsp.index.segment_set import Segments
 from maguyva_lsp.store.lock import ExclusiveLock, LockUnavailableError
+from maguyva_lsp.store.segment_store import LOCK_NAME, SegmentStore
 
 # A second process that takes the lock, says so, and holds it until told (a line on stdin) or killed.
 HOLDER = """
@@ -124,12 +125,12 @@ def test_context_manager_holds_and_releases(tmp_path: Path) -> None:
 def test_a_store_in_another_process_makes_this_one_read_only(tmp_path: Path) -> None:
     holder = start_holder(tmp_path / LOCK_NAME)
     try:
-        store = AnalysisStore(tmp_path, "fp")
+        store = Segments(SegmentStore(tmp_path, "s", "fp"))
         assert not store.writable
         store.close()
     finally:
         holder.kill()
         holder.wait()
-    store = AnalysisStore(tmp_path, "fp")
+    store = Segments(SegmentStore(tmp_path, "s", "fp"))
     assert store.writable
     store.close()

@@ -1,0 +1,421 @@
+"""The per-file analyses of a segment as columns: the source of truth every other index of the segment derives from.
+
+One container part ("core") per segment, files sorted by path (a file's local id is its rank in that order):
+
+    file.path, file.abs_path           string columns
+    file.size, file.mtime              int64, what the freshness check compares with a stat
+    file.hash, file.language, file.error, file.class    pool ids (-1: none) / PathClass index
+    file.text                          int64 offsets into `text`, the UTF-8 (surrogatepass) of every file's text
+    file.lines → lines                 byte offset of each line start within its file's text (uint32)
+    file.defs / file.refs / file.chunks    int64 offsets of each file's rows in those tables
+    def.{name,kind,signature,parent,language} pool ids, def.span / def.name_span int32 [n, 4]
+    ref.{name,enclosing,receiver,module,alias} pool ids, ref.kind uint8, ref.span int32 [n, 4]
+    chunk.{symbol,kind,parent,signature,hash,language} pool ids, chunk.start / chunk.end int32 (lines, inclusive),
+    chunk.text                         pool id of the chunk's text, or -1 when it is its file's lines start..end
+    pool                               every other string, once
+
+Nothing here is a Python object per row: `FileAnalysis` values are rebuilt only for the files asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, get_args
+
+import numpy as np
+import numpy.typing as npt
+
+from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, ReferenceKind, SourceFile, Span
+from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS, Array, Container, StringColumn, string_arrays
+
+CORE_PART = "core"
+CORE_VERSION = 1
+PATH_CLASSES: tuple[PathClass, ...] = tuple(PathClass)
+REFERENCE_KINDS: tuple[ReferenceKind, ...] = get_args(ReferenceKind)
+NONE_ID = -1
+
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+
+
+class _Pool:
+    """Interns strings to ids (-1 for None) in first-seen order."""
+
+    __slots__ = ("ids",)
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+
+    def id(self, text: str | None) -> int:
+        if text is None:
+            return NONE_ID
+        ids = self.ids
+        return ids.setdefault(text, len(ids))
+
+    def strings(self) -> list[str]:
+        return list(self.ids)
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode(ENCODING, ENCODING_ERRORS)
+
+
+def _line_starts(data: bytes) -> list[int]:
+    starts = [0]
+    find = data.find
+    pos = find(b"\n")
+    while pos >= 0:
+        starts.append(pos + 1)
+        pos = find(b"\n", pos + 1)
+    return starts
+
+
+def _offsets(counts: Sequence[int]) -> I64:
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    if counts:
+        np.cumsum(np.asarray(counts, dtype=np.int64), out=out[1:])
+    return out
+
+
+def _spans(rows: list[tuple[int, int, int, int]]) -> I32:
+    return np.array(rows, dtype=np.int32).reshape(-1, 4)
+
+
+def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
+    """The core columns of a segment holding these analyses (one per path; sorted by path here)."""
+    ordered = sorted({a.path: a for a in analyses}.values(), key=lambda a: a.path)
+    pool = _Pool()
+    pid = pool.id
+    texts: list[bytes] = []
+    line_rows: list[list[int]] = []
+    f_hash, f_lang, f_err, f_class, f_size, f_mtime = [], [], [], [], [], []
+    d_name, d_kind, d_sig, d_parent, d_lang, d_span, d_nspan = [], [], [], [], [], [], []
+    r_name, r_kind, r_enc, r_recv, r_mod, r_alias, r_span = [], [], [], [], [], [], []
+    c_start, c_end, c_sym, c_kind, c_parent, c_sig, c_hash, c_lang, c_text = [], [], [], [], [], [], [], [], []
+    n_defs, n_refs, n_chunks = [], [], []
+    kind_index = {kind: i for i, kind in enumerate(REFERENCE_KINDS)}
+    class_index = {pc: i for i, pc in enumerate(PATH_CLASSES)}
+    for analysis in ordered:
+        f = analysis.file
+        data = _utf8(analysis.text)
+        texts.append(data)
+        line_rows.append(_line_starts(data))
+        f_hash.append(pid(analysis.content_hash))
+        f_lang.append(pid(f.language))
+        f_err.append(pid(analysis.parse_error))
+        f_class.append(class_index[f.path_class])
+        f_size.append(f.size)
+        f_mtime.append(f.mtime_ns)
+        for d in analysis.definitions:
+            d_name.append(pid(d.name))
+            d_kind.append(pid(d.kind))
+            d_sig.append(pid(d.signature))
+            d_parent.append(pid(d.parent))
+            d_lang.append(pid(d.language))
+            s, n = d.span, d.name_span
+            d_span.append((s.start_line, s.start_col, s.end_line, s.end_col))
+            d_nspan.append((n.start_line, n.start_col, n.end_line, n.end_col))
+        for r in analysis.references:
+            r_name.append(pid(r.name))
+            r_kind.append(kind_index.get(r.kind, kind_index["reference"]))
+            r_enc.append(pid(r.enclosing))
+            r_recv.append(pid(r.receiver))
+            r_mod.append(pid(r.module))
+            r_alias.append(pid(r.alias))
+            s = r.span
+            r_span.append((s.start_line, s.start_col, s.end_line, s.end_col))
+        lines = analysis.text.split("\n") if analysis.chunks else []
+        for c in analysis.chunks:
+            c_start.append(c.start_line)
+            c_end.append(c.end_line)
+            c_sym.append(pid(c.symbol))
+            c_kind.append(pid(c.kind))
+            c_parent.append(pid(c.parent))
+            c_sig.append(pid(c.signature))
+            c_hash.append(pid(c.content_hash))
+            c_lang.append(pid(c.language))
+            derived = 0 <= c.start_line <= c.end_line and "\n".join(lines[c.start_line : c.end_line + 1]) == c.text
+            c_text.append(NONE_ID if derived else pid(c.text))
+        n_defs.append(len(analysis.definitions))
+        n_refs.append(len(analysis.references))
+        n_chunks.append(len(analysis.chunks))
+    text_blob = np.frombuffer(b"".join(texts), dtype=np.uint8)
+    line_counts = [len(rows) for rows in line_rows]
+    lines_flat = np.fromiter((x for rows in line_rows for x in rows), dtype=np.uint32, count=sum(line_counts))
+
+    def ids(values: list[int]) -> I32:
+        return np.array(values, dtype=np.int32)
+
+    arrays: dict[str, Array] = {
+        **string_arrays("file.path", [a.path for a in ordered]),
+        **string_arrays("file.abs_path", [a.file.abs_path for a in ordered]),
+        "file.size": np.array(f_size, dtype=np.int64),
+        "file.mtime": np.array(f_mtime, dtype=np.int64),
+        "file.hash": ids(f_hash),
+        "file.language": ids(f_lang),
+        "file.error": ids(f_err),
+        "file.class": np.array(f_class, dtype=np.uint8),
+        "file.text": _offsets([len(t) for t in texts]),
+        "text": text_blob,
+        "file.lines": _offsets(line_counts),
+        "lines": lines_flat,
+        "file.defs": _offsets(n_defs),
+        "file.refs": _offsets(n_refs),
+        "file.chunks": _offsets(n_chunks),
+        "def.name": ids(d_name),
+        "def.kind": ids(d_kind),
+        "def.signature": ids(d_sig),
+        "def.parent": ids(d_parent),
+        "def.language": ids(d_lang),
+        "def.span": _spans(d_span),
+        "def.name_span": _spans(d_nspan),
+        "ref.name": ids(r_name),
+        "ref.kind": np.array(r_kind, dtype=np.uint8),
+        "ref.enclosing": ids(r_enc),
+        "ref.receiver": ids(r_recv),
+        "ref.module": ids(r_mod),
+        "ref.alias": ids(r_alias),
+        "ref.span": _spans(r_span),
+        "chunk.start": ids(c_start),
+        "chunk.end": ids(c_end),
+        "chunk.symbol": ids(c_sym),
+        "chunk.kind": ids(c_kind),
+        "chunk.parent": ids(c_parent),
+        "chunk.signature": ids(c_sig),
+        "chunk.hash": ids(c_hash),
+        "chunk.language": ids(c_lang),
+        "chunk.text": ids(c_text),
+        **string_arrays("pool", pool.strings()),
+    }
+    return arrays
+
+
+# Columns holding pool ids, which a merge renumbers.
+POOL_COLUMNS: tuple[str, ...] = (
+    "file.hash", "file.language", "file.error",
+    "def.name", "def.kind", "def.signature", "def.parent", "def.language",
+    "ref.name", "ref.enclosing", "ref.receiver", "ref.module", "ref.alias",
+    "chunk.symbol", "chunk.kind", "chunk.parent", "chunk.signature", "chunk.hash", "chunk.language", "chunk.text",
+)  # fmt: skip
+# Per-file tables: (offsets column, row columns).
+ROW_TABLES: dict[str, tuple[str, ...]] = {
+    "file.defs": ("def.name", "def.kind", "def.signature", "def.parent", "def.language", "def.span", "def.name_span"),
+    "file.refs": ("ref.name", "ref.kind", "ref.enclosing", "ref.receiver", "ref.module", "ref.alias", "ref.span"),
+    "file.chunks": (
+        "chunk.start", "chunk.end", "chunk.symbol", "chunk.kind", "chunk.parent", "chunk.signature", "chunk.hash",
+        "chunk.language", "chunk.text",
+    ),
+    "file.text": ("text",),
+    "file.lines": ("lines",),
+}  # fmt: skip
+FILE_COLUMNS: tuple[str, ...] = ("file.size", "file.mtime", "file.hash", "file.language", "file.error", "file.class")
+
+
+@dataclass(frozen=True, slots=True)
+class FileAt:
+    """Where a file lives: the segment's position in a segment list and the file's local id in it."""
+
+    segment: int
+    local: int
+
+
+class CoreColumns:
+    """The core columns of one segment, over a mapped container (or arrays in memory)."""
+
+    __slots__ = ("_pool_cache", "arrays", "paths")
+
+    def __init__(self, arrays: Container | dict[str, Array]) -> None:
+        self.arrays: Any = arrays
+        self.paths = StringColumn(arrays["file.path.blob"], arrays["file.path.off"])
+        self._pool_cache: list[str] | None = None
+
+    @property
+    def file_count(self) -> int:
+        return len(self.paths)
+
+    def pool(self) -> list[str]:
+        """Every pooled string, decoded once (for rebuilding analyses, never on a query's path)."""
+        if self._pool_cache is None:
+            self._pool_cache = StringColumn(self.arrays["pool.blob"], self.arrays["pool.off"]).to_list()
+        return self._pool_cache
+
+    def pool_string(self, index: int) -> str | None:
+        if index < 0:
+            return None
+        arrays = self.arrays
+        start, end = int(arrays["pool.off"][index]), int(arrays["pool.off"][index + 1])
+        return bytes(arrays["pool.blob"][start:end]).decode(ENCODING, ENCODING_ERRORS)
+
+    def local_id(self, path: str) -> int:
+        """The local id of a path in this segment, or -1."""
+        return self.paths.find(path)
+
+    def sizes(self) -> npt.NDArray[np.int64]:
+        return np.asarray(self.arrays["file.size"])
+
+    def mtimes(self) -> npt.NDArray[np.int64]:
+        return np.asarray(self.arrays["file.mtime"])
+
+    def text_bytes(self, local: int) -> bytes:
+        offsets = self.arrays["file.text"]
+        return bytes(self.arrays["text"][int(offsets[local]) : int(offsets[local + 1])])
+
+    def text(self, local: int) -> str:
+        return self.text_bytes(local).decode(ENCODING, ENCODING_ERRORS)
+
+    def path_class(self, local: int) -> PathClass:
+        return PATH_CLASSES[int(self.arrays["file.class"][local])]
+
+    def content_hash(self, local: int) -> str:
+        return self.pool_string(int(self.arrays["file.hash"][local])) or ""
+
+    def analysis(self, local: int) -> FileAnalysis:
+        """The FileAnalysis of one file, rebuilt from the columns (equal to the one that was encoded)."""
+        a = self.arrays
+        pool = self.pool()
+
+        def s(index: int) -> str | None:
+            return None if index < 0 else pool[index]
+
+        path = self.paths[local]
+        language = s(int(a["file.language"][local]))
+        file = SourceFile(
+            path,
+            StringColumn(a["file.abs_path.blob"], a["file.abs_path.off"])[local],
+            language,
+            PATH_CLASSES[int(a["file.class"][local])],
+            int(a["file.size"][local]),
+            int(a["file.mtime"][local]),
+        )
+        text = self.text(local)
+        d0, d1 = int(a["file.defs"][local]), int(a["file.defs"][local + 1])
+        definitions = tuple(
+            Definition(pool[name], pool[kind], path, Span(*span), Span(*nspan), pool[sig], s(parent), s(lang))
+            for name, kind, sig, parent, lang, span, nspan in zip(
+                a["def.name"][d0:d1].tolist(),
+                a["def.kind"][d0:d1].tolist(),
+                a["def.signature"][d0:d1].tolist(),
+                a["def.parent"][d0:d1].tolist(),
+                a["def.language"][d0:d1].tolist(),
+                a["def.span"][d0:d1].tolist(),
+                a["def.name_span"][d0:d1].tolist(),
+                strict=True,
+            )
+        )
+        r0, r1 = int(a["file.refs"][local]), int(a["file.refs"][local + 1])
+        references = tuple(
+            Reference(pool[name], REFERENCE_KINDS[kind], path, Span(*span), s(enc), s(recv), s(mod), s(alias))
+            for name, kind, enc, recv, mod, alias, span in zip(
+                a["ref.name"][r0:r1].tolist(),
+                a["ref.kind"][r0:r1].tolist(),
+                a["ref.enclosing"][r0:r1].tolist(),
+                a["ref.receiver"][r0:r1].tolist(),
+                a["ref.module"][r0:r1].tolist(),
+                a["ref.alias"][r0:r1].tolist(),
+                a["ref.span"][r0:r1].tolist(),
+                strict=True,
+            )
+        )
+        c0, c1 = int(a["file.chunks"][local]), int(a["file.chunks"][local + 1])
+        lines = text.split("\n") if c1 > c0 else []
+        chunks = tuple(
+            Chunk(
+                path,
+                s(lang),
+                start,
+                end,
+                pool[own] if own >= 0 else "\n".join(lines[start : end + 1]),
+                pool[digest],
+                s(sym),
+                s(kind),
+                s(parent),
+                s(sig),
+            )
+            for start, end, sym, kind, parent, sig, digest, lang, own in zip(
+                a["chunk.start"][c0:c1].tolist(),
+                a["chunk.end"][c0:c1].tolist(),
+                a["chunk.symbol"][c0:c1].tolist(),
+                a["chunk.kind"][c0:c1].tolist(),
+                a["chunk.parent"][c0:c1].tolist(),
+                a["chunk.signature"][c0:c1].tolist(),
+                a["chunk.hash"][c0:c1].tolist(),
+                a["chunk.language"][c0:c1].tolist(),
+                a["chunk.text"][c0:c1].tolist(),
+                strict=True,
+            )
+        )
+        return FileAnalysis(
+            file=file,
+            text=text,
+            content_hash=pool[int(a["file.hash"][local])],
+            definitions=definitions,
+            references=references,
+            chunks=chunks,
+            parse_error=s(int(a["file.error"][local])),
+        )
+
+
+def merge_core(parts: Sequence[tuple[CoreColumns, npt.NDArray[np.bool_]]]) -> dict[str, Array]:
+    """The core columns of one segment holding the live files (`alive` per local id) of several, in path order.
+
+    Array work only, apart from decoding the pools (their strings are united): no analysis is rebuilt."""
+    pool = _Pool()
+    remaps: list[I32] = []
+    for core, _ in parts:
+        strings = core.pool()
+        remap = np.fromiter((pool.id(x) for x in strings), dtype=np.int32, count=len(strings))
+        remaps.append(np.append(remap, np.int32(NONE_ID)))  # index -1 maps to -1
+    # The files kept, with their (segment, local) origin, in path order.
+    origins: list[tuple[str, int, int]] = []
+    for seg, (core, alive) in enumerate(parts):
+        for local in np.flatnonzero(alive).tolist():
+            origins.append((core.paths[local], seg, local))
+    origins.sort()
+    if len({path for path, _, _ in origins}) != len(origins):
+        raise ValueError("a path is live in more than one merged segment")
+    out: dict[str, Array] = {}
+    out.update(string_arrays("file.path", [p for p, _, _ in origins]))
+    abs_columns = [StringColumn(c.arrays["file.abs_path.blob"], c.arrays["file.abs_path.off"]) for c, _ in parts]
+    out.update(string_arrays("file.abs_path", [abs_columns[seg][local] for _, seg, local in origins]))
+    seg_of = np.array([seg for _, seg, _ in origins], dtype=np.int64)
+    local_of = np.array([local for _, _, local in origins], dtype=np.int64)
+    for column in FILE_COLUMNS:
+        pieces = [np.asarray(parts[seg][0].arrays[column])[local] for seg, local in zip(seg_of, local_of, strict=True)]
+        values = np.array(pieces, dtype=np.asarray(parts[0][0].arrays[column]).dtype)
+        if column in POOL_COLUMNS:
+            values = _renumbered(values, seg_of, remaps)
+        out[column] = values
+    for offsets_name, row_columns in ROW_TABLES.items():
+        counts: list[int] = []
+        gathered: dict[str, list[Array]] = {name: [] for name in row_columns}
+        seg_rows: list[Array] = []
+        for seg, local in zip(seg_of.tolist(), local_of.tolist(), strict=True):
+            arrays = parts[seg][0].arrays
+            offsets = arrays[offsets_name]
+            start, end = int(offsets[local]), int(offsets[local + 1])
+            counts.append(end - start)
+            for name in row_columns:
+                gathered[name].append(np.asarray(arrays[name][start:end]))
+            seg_rows.append(np.full(end - start, seg, dtype=np.int64))
+        out[offsets_name] = _offsets(counts)
+        seg_per_row = np.concatenate(seg_rows) if seg_rows else np.zeros(0, dtype=np.int64)
+        for name in row_columns:
+            template = np.asarray(parts[0][0].arrays[name])
+            pieces = gathered[name]
+            values = np.concatenate(pieces) if pieces else np.zeros((0, *template.shape[1:]), dtype=template.dtype)
+            if name in POOL_COLUMNS:
+                values = _renumbered(values, seg_per_row, remaps)
+            out[name] = values.astype(template.dtype, copy=False)
+    out.update(string_arrays("pool", pool.strings()))
+    return out
+
+
+def _renumbered(values: Array, segments: npt.NDArray[np.int64], remaps: list[I32]) -> I32:
+    """Pool ids of rows from several segments, renumbered into the merged pool."""
+    out = np.empty(values.shape, dtype=np.int32)
+    for seg, remap in enumerate(remaps):
+        rows = segments == seg
+        if bool(rows.any()):
+            out[rows] = remap[values[rows]]
+    return out

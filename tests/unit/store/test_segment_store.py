@@ -1,0 +1,184 @@
+"""The segment store and segment set: commits are atomic, old and foreign stores are rebuilt once, a second
+process reads, damaged segments are dropped (their files analysed again), merges keep every live file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from maguyva_lsp.index.segment_set import MAX_SEGMENTS, Segments
+from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, SourceFile, Span
+from maguyva_lsp.store.manifest import MANIFEST_NAME, STORE_FORMAT, read_manifest
+from maguyva_lsp.store.segment_store import DATA_DIR, SegmentStore, default_index_dir
+
+
+def analysis(path: str, text: str = "def f():\n    return g()\n", mtime: int = 1) -> FileAnalysis:
+    file = SourceFile(path, f"/w/{path}", "python", PathClass.SOURCE, len(text), mtime)
+    definition = Definition("f", "function", path, Span(0, 0, 1, 14), Span(0, 4, 0, 5), "def f():", None, "python")
+    method = Definition("m", "method", path, Span(1, 4, 1, 9), Span(1, 4, 1, 5), "m", "C", None)
+    reference = Reference("g", "call", path, Span(1, 11, 1, 12), "f", None, None, None)
+    imported = Reference("os", "import", path, Span(0, 0, 0, 2), None, "x", "os.path", "p")
+    whole = Chunk(path, "python", 0, 1, "def f():\n    return g()", "h1", "f", "function", None, "def f():")
+    odd = Chunk(path, "python", 0, 0, "not the file's text", "h2")
+    return FileAnalysis(file, text, f"hash-{path}-{mtime}", (definition, method), (reference, imported), (whole, odd))
+
+
+def open_segments(folder: Path, schema: str = "1.1", fingerprint: str = "fp") -> Segments:
+    return Segments(SegmentStore(folder, schema, fingerprint))
+
+
+def test_round_trip_and_removal(tmp_path: Path) -> None:
+    segments = open_segments(tmp_path)
+    assert segments.writable
+    segments.save([analysis("a.py"), analysis("b.py")])
+    segments.save([analysis("a.py", mtime=2)], removed=["b.py"])
+    segments.close()
+    reopened = open_segments(tmp_path)
+    stored = reopened.stored_files()
+    assert set(stored) == {"a.py"}
+    assert stored["a.py"].mtime_ns == 2
+    assert stored["a.py"].content_hash == "hash-a.py-2"
+    (loaded,) = reopened.load(["a.py"])
+    assert loaded == analysis("a.py", mtime=2)
+    reopened.close()
+
+
+def test_analyses_of_every_shape_round_trip(tmp_path: Path) -> None:
+    empty = FileAnalysis(SourceFile("e.txt", "/w/e.txt", None, PathClass.TEST, 0, 5), "", "h", (), (), (), "bad")
+    odd = FileAnalysis(
+        SourceFile("ü/x.py", "/w/ü/x.py", "python", PathClass.VENDOR, 3, 9), "\ud800\r\n\n", "h", (), (), ()
+    )
+    segments = open_segments(tmp_path)
+    segments.save([empty, odd, analysis("z.py")])
+    segments.close()
+    reopened = open_segments(tmp_path)
+    assert sorted(reopened.load(["e.txt", "ü/x.py", "z.py"]), key=lambda a: a.path) == [empty, analysis("z.py"), odd]
+    reopened.close()
+
+
+def test_other_fingerprint_or_schema_discards_once(tmp_path: Path) -> None:
+    segments = open_segments(tmp_path)
+    segments.save([analysis("a.py")])
+    segments.close()
+    reopened = open_segments(tmp_path, fingerprint="other")
+    assert reopened.discarded_reason == "settings that shape the index changed"
+    assert reopened.stored_files() == {}
+    reopened.save([analysis("b.py")])
+    reopened.close()
+    again = open_segments(tmp_path, fingerprint="other")
+    assert again.discarded_reason is None and set(again.stored_files()) == {"b.py"}
+    again.close()
+    newer = open_segments(tmp_path, schema="9.9", fingerprint="other")
+    assert newer.discarded_reason is not None and "layout" in newer.discarded_reason
+    newer.close()
+    assert len(list((tmp_path / DATA_DIR).iterdir())) == 0, "the discarded generation's files are deleted"
+
+
+def test_an_older_sqlite_store_is_rebuilt_once(tmp_path: Path) -> None:
+    (tmp_path / "analyses.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    (tmp_path / "analyses.sqlite-wal").write_bytes(b"")
+    segments = open_segments(tmp_path)
+    assert segments.discarded_reason is not None and "older format" in segments.discarded_reason
+    assert not (tmp_path / "analyses.sqlite").exists() and not (tmp_path / "analyses.sqlite-wal").exists()
+    segments.close()
+    assert open_segments(tmp_path).discarded_reason is None
+
+
+@pytest.mark.parametrize("content", [b"{not json", b"[]", json.dumps({"format": STORE_FORMAT + 7}).encode()])
+def test_unreadable_or_foreign_manifest_is_rebuilt(tmp_path: Path, content: bytes) -> None:
+    (tmp_path / MANIFEST_NAME).write_bytes(content)
+    segments = open_segments(tmp_path)
+    assert segments.discarded_reason is not None
+    segments.save([analysis("a.py")])
+    segments.close()
+    assert set(open_segments(tmp_path).stored_files()) == {"a.py"}
+
+
+def test_a_damaged_segment_is_dropped_and_its_files_are_missing(tmp_path: Path) -> None:
+    segments = open_segments(tmp_path)
+    segments.save([analysis("a.py")])
+    segments.save([analysis("b.py")])
+    segments.close()
+    manifest = read_manifest(tmp_path)
+    assert manifest is not None
+    first = manifest.segments[0].containers["core"].name
+    target = tmp_path / DATA_DIR / first
+    target.write_bytes(target.read_bytes()[:100])
+    reopened = open_segments(tmp_path)
+    assert set(reopened.stored_files()) == {"b.py"}, "a.py is gone from the index: the engine analyses it again"
+    reopened.close()
+
+
+def test_a_second_store_on_the_folder_reads_and_does_not_write(tmp_path: Path) -> None:
+    writer = open_segments(tmp_path)
+    writer.save([analysis("a.py")])
+    reader = open_segments(tmp_path)
+    assert not reader.writable
+    assert set(reader.stored_files()) == {"a.py"}
+    reader.save([analysis("c.py")])  # kept in memory by the reader
+    assert set(reader.stored_files()) == {"a.py", "c.py"}
+    manifest = read_manifest(tmp_path)
+    assert manifest is not None and sum(s.files for s in manifest.segments) == 1
+    reader.close()
+    writer.close()
+
+
+def test_commits_keep_only_what_the_manifest_names(tmp_path: Path) -> None:
+    segments = open_segments(tmp_path)
+    for i in range(3 * MAX_SEGMENTS):
+        segments.save([analysis(f"f{i % 5}.py", mtime=i)])
+    manifest = read_manifest(tmp_path)
+    assert manifest is not None
+    assert len(manifest.segments) <= MAX_SEGMENTS
+    on_disk = {p.name for p in (tmp_path / DATA_DIR).iterdir()}
+    assert on_disk == manifest.container_names()
+    assert set(segments.stored_files()) == {f"f{i}.py" for i in range(5)}
+    for i in range(5):
+        (loaded,) = segments.load([f"f{i}.py"])
+        assert loaded.file.mtime_ns == max(m for m in range(3 * MAX_SEGMENTS) if m % 5 == i)
+    segments.close()
+
+
+def test_leftovers_of_a_crashed_writer_are_collected(tmp_path: Path) -> None:
+    segments = open_segments(tmp_path)
+    segments.save([analysis("a.py")])
+    segments.close()
+    (tmp_path / DATA_DIR / "99999999-core.mgv").write_bytes(b"half written")
+    (tmp_path / DATA_DIR / ".00000005-core.mgv.abc.tmp").write_bytes(b"temp")
+    reopened = open_segments(tmp_path)
+    manifest = read_manifest(tmp_path)
+    assert manifest is not None
+    assert {p.name for p in (tmp_path / DATA_DIR).iterdir()} == manifest.container_names()
+    assert set(reopened.stored_files()) == {"a.py"}
+    reopened.close()
+
+
+def test_in_memory_segments_without_a_store() -> None:
+    segments = Segments(None)
+    segments.save([analysis("a.py"), analysis("b.py")])
+    segments.save([], removed=["a.py"])
+    assert set(segments.stored_files()) == {"b.py"}
+    assert not segments.writable
+
+
+def test_generation_grows_and_dead_files_are_recorded(tmp_path: Path) -> None:
+    segments = open_segments(tmp_path)
+    segments.save([analysis("a.py"), analysis("b.py")])
+    first = read_manifest(tmp_path)
+    segments.save([], removed=["a.py"])
+    second = read_manifest(tmp_path)
+    assert first is not None and second is not None
+    assert second.generation == first.generation + 1
+    assert second.segments[0].dead == (0,)
+    assert np.count_nonzero(segments.current.segments[0].alive) == 1
+    segments.close()
+
+
+def test_default_index_dir_is_keyed_by_root(tmp_path: Path) -> None:
+    a = default_index_dir(tmp_path / "one", None)
+    b = default_index_dir(tmp_path / "two", None)
+    assert a != b
+    assert default_index_dir(tmp_path / "one", str(tmp_path / "idx")).parent == tmp_path / "idx"
