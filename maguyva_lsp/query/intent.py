@@ -10,6 +10,7 @@ import errno
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 
 from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.model import Classification, Intent, PastedError
@@ -18,6 +19,16 @@ from maguyva_lsp.tokens import STOPWORDS, split_identifier
 
 # The identifier rule fires only when at most this many other content words surround the identifier.
 MAX_WORDS_BESIDE_IDENTIFIER = 2
+# A quoted string, an error code or an error name decides the intent only with at most this many other content words
+# (or with words that ask for a literal): inside a longer sentence it is a detail of prose.
+MAX_WORDS_BESIDE_TOKEN = 3
+# A phrase ("references to", "impact of") with a plain-word target, or without a target, counts only when at most this
+# many words come before it.
+MAX_WORDS_BEFORE_PHRASE = 3
+# A change description has at least this many words, and at least this share of its words (quoted strings and inline
+# code set aside) are plain words.
+MIN_DESCRIPTION_WORDS = 3
+PROSE_SHARE = 0.5
 # A single line counts as pasted code when it shows at least this many distinct kinds of code punctuation.
 MIN_CODE_MARKERS_ONE_LINE = 2
 
@@ -56,8 +67,12 @@ _DEF_KEYWORD_RE = re.compile(
 _DEF_TAIL_RE = re.compile(
     r"\s*(?:$|[(:{<\[=]|->|\b(?:extends|implements|struct|interface|as|for|where|with)\b)",
 )
+# What may follow `import name`: nothing, an alias, more names.
+_IMPORT_TAIL_RE = re.compile(r"\s*(?:$|as\s+[\w$]+\s*$|[,;])")
 # English words that are also definition keywords: their target must look like code, or carry a signature.
 _AMBIGUOUS_DEF_KEYWORDS = frozenset({"function", "interface", "type", "trait"})
+# Endings of English nouns that follow "function" in prose ("function overloading", "function composition").
+_NOUN_ENDINGS = ("ing", "tion", "sion", "ment", "ness", "ity")
 
 # Each phrase family has a gate: word stems that every one of its patterns needs, so that prose without any of them
 # skips the family's slower patterns.
@@ -180,6 +195,24 @@ _ERROR_WORD_RE = re.compile(
     r"uncaught\s+exception|unhandled\s+exception|null\s+pointer\s+dereference)\b|\bpanic:",
     re.IGNORECASE,
 )
+
+_ASKS_FOR_TOKEN_RE = re.compile(
+    r"\b(?:find|search|grep|where|raised|thrown|printed|logged|emitted|literal|string|message|fails|failed|failing)\b",
+    re.IGNORECASE,
+)
+_INLINE_CODE_RE = re.compile(r"`[^`\n]*`")
+_PLAIN_WORD_RE = re.compile(r"[A-Za-z][a-z'-]+[,.;:!?]?")
+_OPENER_EDGE_CHARS = "`'\"*_:,.()[]"
+
+
+def _load_words(name: str) -> frozenset[str]:
+    """A word list shipped in maguyva_lsp/query/data/ (one word a line, `#` comments)."""
+    text = resources.files("maguyva_lsp.query").joinpath("data", name).read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+# Words that open a description of a change or a behaviour: learned phrasings, kept as data the rules read.
+DESCRIPTION_OPENERS: frozenset[str] = _load_words("description_openers.txt")
 
 _UNDERSTAND_RE = re.compile(
     r"\b(?:how|why|explain|explains|explained|explanation|architecture|architectural|overview|describe|"
@@ -325,8 +358,8 @@ def _match_stack_trace(text: str) -> RuleMatch | None:
     names = _ERROR_NAME_RE.findall(text)
     if names:  # the last one: a traceback ends with the exception that was finally raised
         return RuleMatch(names[-1])
-    code = _match_error_code(text)
-    return code if code is not None else RuleMatch(text.splitlines()[0].strip())
+    code = _find_error_code(text)
+    return RuleMatch(code.group(0)) if code is not None else RuleMatch(text.splitlines()[0].strip())
 
 
 def _match_definition_keyword(text: str) -> RuleMatch | None:
@@ -337,12 +370,20 @@ def _match_definition_keyword(text: str) -> RuleMatch | None:
     if m is None:
         return None
     keyword, target, tail = m.group("kw").lower(), m.group("target"), m.group("tail")
-    if not _DEF_TAIL_RE.match(tail):
-        return None
-    # "type checking" is English, "type Config" and "function parse_args" are code.
+    if not _DEF_TAIL_RE.match(tail) or (keyword == "import" and not _IMPORT_TAIL_RE.match(tail)):
+        return None  # "import only for linter run" is a sentence
+    # "type checking" is English, "type Config" and "function parse_args" are code; so is "function onfinish" (SPEC:
+    # the `function ` keyword), though not "function overloading" or "function composition".
     if keyword in _AMBIGUOUS_DEF_KEYWORDS and not tail.strip() and not (target[0].isupper() or is_code_shaped(target)):
-        return None
+        plain_name = keyword == "function" and target.lower() not in _NOT_TARGETS and not target.endswith(_NOUN_ENDINGS)
+        if not plain_name:
+            return None
     return RuleMatch(target)
+
+
+def _leads(text: str, start: int) -> bool:
+    """True when at most MAX_WORDS_BEFORE_PHRASE words come before `start` ("show me who calls", "find all usages")."""
+    return len(text[text.rfind("\n", 0, start) + 1 : start].split()) <= MAX_WORDS_BEFORE_PHRASE
 
 
 def _phrase_matcher(
@@ -363,16 +404,19 @@ def _phrase_matcher(
             m = phrase.search(text)
             if m is None or m.group("target").lower() in _NOT_TARGETS:
                 continue
-            # A plain word is a target only where the phrase ends: "impact of the new caching layer" names no symbol.
+            # A plain word is a target only where the phrase ends ("impact of the new caching layer" names no symbol)
+            # and when the phrase leads the query: "Return a list of weak references to the keys" is a docstring.
             rest = text[m.end() :]
-            if is_code_shaped(m.group("target")) or _only_filler(rest) or _SCOPE_RE.match(rest):
+            if is_code_shaped(m.group("target")):
+                return RuleMatch(m.group("target"))
+            if _leads(text, m.start()) and (_only_filler(rest) or _SCOPE_RE.match(rest)):
                 return RuleMatch(m.group("target"))
         m = suffix.match(text)
         if m is not None and is_code_shaped(m.group("target")):
             return RuleMatch(m.group("target"))
         if keyword is not None:
             k = keyword.search(text)
-            if k is not None:
+            if k is not None and _leads(text, k.start()):
                 return RuleMatch(_loose_target(text[k.end() :], text))
         return None
 
@@ -395,31 +439,82 @@ def _match_literal_phrase(text: str) -> RuleMatch | None:
     return RuleMatch(literal, literal=True) if literal else None
 
 
+def _token_strength(text: str, start: int, end: int) -> float | None:
+    """How plainly a query is about the token at [start, end) — a quoted string, an error code or name: 1 when it
+    stands alone, or among at most MAX_WORDS_BESIDE_TOKEN other content words one of which asks for a literal
+    (`find`, `where`, `raised`, `message` ...); 0 among a few other words (`"connection reset" in tests`); None inside a
+    longer sentence (a commit subject, a docstring), where it is a detail of prose."""
+    rest = text[:start] + " " + text[end:]
+    others = sum(1 for m in _WORD_RE.finditer(rest) if len(m.group(0)) > 1 and m.group(0).lower() not in STOPWORDS)
+    if others == 0:
+        return 1.0
+    if others > MAX_WORDS_BESIDE_TOKEN:
+        return None
+    return 1.0 if _ASKS_FOR_TOKEN_RE.search(rest) is not None else 0.0
+
+
 def _match_quoted(text: str) -> RuleMatch | None:
     m = _DOUBLE_QUOTED_RE.search(text) or _SINGLE_QUOTED_RE.search(text)
-    return RuleMatch(m.group("lit"), literal=True) if m else None
+    strength = None if m is None else _token_strength(text, m.start(), m.end())
+    if m is None or strength is None:
+        return None
+    return RuleMatch(m.group("lit"), literal=True, strength=strength)
 
 
-def _match_error_code(text: str) -> RuleMatch | None:
+def _find_error_code(text: str) -> re.Match[str] | None:
     for m in _ERROR_CODE_RE.finditer(text):
         code = m.group(0)
         if code in ERRNO_NAMES or code.startswith(("ERR_", "EAI_")):
-            return RuleMatch(code)
+            return m
     return None
 
 
+def _match_error_code(text: str) -> RuleMatch | None:
+    m = _find_error_code(text)
+    if m is None:
+        return None
+    # `ENOENT: no such file or directory` leads with its code; inside a sentence a code is a detail.
+    strength = 1.0 if m.start() == 0 else _token_strength(text, m.start(), m.end())
+    return None if strength is None else RuleMatch(m.group(0), strength=strength)
+
+
 def _match_error_name(text: str) -> RuleMatch | None:
-    names = _ERROR_NAME_RE.findall(text)
     # The last one: a pasted traceback ends with the exception that was finally raised.
-    return RuleMatch(names[-1]) if names else None
+    found = list(_ERROR_NAME_RE.finditer(text))
+    if not found:
+        return None
+    start = found[-1].start()
+    while start > 0 and (text[start - 1] == "." or text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1  # its qualifier is part of it: `java.lang.NullPointerException`
+    strength = _token_strength(text, start, found[-1].end())
+    return None if strength is None else RuleMatch(found[-1].group(0), strength=strength)
 
 
 def _match_error_word(text: str) -> RuleMatch | None:
     m = _ERROR_WORD_RE.search(text)
-    if m is None:
+    if m is None or _token_strength(text, m.start(), m.end()) is None:
         return None
     rest = text[: m.start()] + " " + text[m.end() :]
     return RuleMatch(_first_code_word(rest) or _content_words(rest) or m.group(0).rstrip(":").lower())
+
+
+def _match_change_description(text: str) -> RuleMatch | None:
+    """A sentence that describes a change or a behaviour (`Fix TypeError for asdict(...)`, `Remove res.jsonp(status,
+    obj) signature`, `Support allow_origin_regex in CORSMiddleware`): it opens with a word of DESCRIPTION_OPENERS
+    (learned from commit subjects and docstrings, see benchmarks/learn_phrasings.py), has MIN_DESCRIPTION_WORDS words
+    or more, and reads as prose once quoted strings and inline code are set aside (half its words plain words)."""
+    if "\n" in text:
+        return None
+    words = text.split()
+    if len(words) < MIN_DESCRIPTION_WORDS or words[0].strip(_OPENER_EDGE_CHARS).lower() not in DESCRIPTION_OPENERS:
+        return None
+    if _ASKS_FOR_TOKEN_RE.search(text) and (_find_error_code(text) or _ERROR_NAME_RE.search(text)):
+        return None  # `connect fails with EADDRINUSE`: a question about an error, not a change
+    tokens = _INLINE_CODE_RE.sub(" ", _QUOTED_ANY_RE.sub(" ", text)).split()
+    plain = sum(1 for token in tokens if _PLAIN_WORD_RE.fullmatch(token))
+    if plain < 2 or plain < PROSE_SHARE * len(tokens):
+        return None
+    return RuleMatch(_loose_target(text, text))
 
 
 def _match_identifier(text: str) -> RuleMatch | None:
@@ -476,14 +571,15 @@ RULES: tuple[Rule, ...] = (
     Rule("pasted_code_lines", _SIMILAR, 0.90, 0.90, _match_pasted_lines),
     Rule("stack_trace", _EXACT, 0.90, 0.90, _match_stack_trace),
     Rule("definition_keyword", _FIND_DEF, 0.95, 0.95, _match_definition_keyword),
+    Rule("change_description", _UNDERSTAND, 0.75, 0.75, _match_change_description),
     Rule("definition_phrase", _FIND_DEF, 0.90, 0.90, _match_definition_phrase),
     Rule("references_phrase", _FIND_REFS, 0.90, 0.90, _match_references_phrase),
     Rule("impact_phrase", _IMPACT, 0.90, 0.90, _match_impact_phrase),
     Rule("pasted_code_line", _SIMILAR, 0.80, 0.80, _match_one_code_line),
     Rule("literal_phrase", _EXACT, 0.90, 0.90, _match_literal_phrase),
-    Rule("quoted_literal", _EXACT, 0.90, 0.90, _match_quoted),
-    Rule("error_code", _EXACT, 0.90, 0.90, _match_error_code),
-    Rule("error_name", _EXACT, 0.85, 0.85, _match_error_name),
+    Rule("quoted_literal", _EXACT, 0.80, 0.90, _match_quoted),
+    Rule("error_code", _EXACT, 0.80, 0.90, _match_error_code),
+    Rule("error_name", _EXACT, 0.80, 0.85, _match_error_name),
     Rule("error_word", _EXACT, 0.85, 0.85, _match_error_word),
     Rule("identifier", _FIND_DEF, 0.60, 0.80, _match_identifier),
     Rule("understand_keyword", _UNDERSTAND, 0.75, 0.75, _match_understand),

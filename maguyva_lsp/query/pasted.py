@@ -56,6 +56,11 @@ _GO_ARGS_RE = re.compile(r"(?:\((?:[^()]|\([^()]*\))*\))?(?: in goroutine \d+)?$
 _RUST_FRAME_RE = re.compile(r"^\s*at (?P<path>\S+\.rs):(?P<line>\d+)(?::\d+)?\s*$")
 _RUST_FUNC_RE = re.compile(r"^\s*\d+: (?P<func>[\w:<>$ ]+?)(?:::h[0-9a-f]{16})?\s*$")
 
+# Something a stack trace has and code rarely does: one search decides whether a pasted block needs reading.
+_TRACE_MARKER_RE = re.compile(
+    r'(?m)^\s*(?:File "|at \S+(?: \(|\(|:\d))|\.go:\d+|\.rs:\d+|panicked at|^goroutine \d|^Traceback \(most'
+)
+
 # --- error lines -----------------------------------------------------------------------------------------------------
 
 # Words runtimes put before the error line itself.
@@ -133,6 +138,8 @@ def message_phrases(message: str) -> list[str]:
 def _is_error_name(name: str) -> bool:
     """True for a type name that is an error by itself: `KeyError`, `java.io.IOException`, `StopIteration`."""
     last = name.rsplit(".", 1)[-1]
+    if "." in name and last.islower() and last.endswith(("error", "exception")):
+        return True  # `re.error`, `socket.gaierror`: module-level errors named in lower case
     return last in _KNOWN_ERROR_NAMES or (last[:1].isupper() and last.endswith(_ERROR_SUFFIXES) and len(last) > 5)
 
 
@@ -274,6 +281,8 @@ def read_pasted(text: str) -> PastedError | None:
     lines = [ln.rstrip() for ln in text.strip().splitlines() if ln.strip()]
     if not lines:
         return None
+    if len(lines) > 1 and _TRACE_MARKER_RE.search(text) is None and not _is_error_excerpt(lines[:1]):
+        return None  # several lines, no frame, and the first is no error or log line: code or prose (the common case)
     if len(lines) > MAX_READ_LINES:
         lines = lines[: MAX_READ_LINES // 2] + lines[-MAX_READ_LINES // 2 :]
     frames = read_frames(lines)

@@ -39,7 +39,10 @@ CASES: list[tuple[str, Intent, float, str, str]] = [
     ("Class Engine", DEF, 0.95, "Engine", "definition_keyword"),
     # English after an ambiguous keyword is not a definition lookup
     ("type checking", UNDERSTAND, 0.40, "type checking", "fallback"),
-    ("function parse", UNDERSTAND, 0.40, "function parse", "fallback"),
+    ("function overloading", UNDERSTAND, 0.40, "function overloading", "fallback"),
+    # SPEC: `function ` opens a definition, also before a plain-word name (a JavaScript callback's)
+    ("function parse", DEF, 0.95, "parse", "definition_keyword"),
+    ("function onfinish", DEF, 0.95, "onfinish", "definition_keyword"),
     ("class hierarchy of the parser", UNDERSTAND, 0.40, "class hierarchy parser", "fallback"),
     # definition phrasings
     ("where is parseConfig defined", DEF, 0.90, "parseConfig", "definition_phrase"),
@@ -96,8 +99,25 @@ CASES: list[tuple[str, Intent, float, str, str]] = [
     ("ECONNREFUSED", EXACT, 0.90, "ECONNREFUSED", "error_code"),
     ("ENOENT: no such file or directory", EXACT, 0.90, "ENOENT", "error_code"),
     ("connect fails with EADDRINUSE", EXACT, 0.90, "EADDRINUSE", "error_code"),
+    ("why does connect fail with EADDRINUSE", EXACT, 0.80, "EADDRINUSE", "error_code"),
     ("ERR_INVALID_ARG_TYPE", EXACT, 0.90, "ERR_INVALID_ARG_TYPE", "error_code"),
-    ("getaddrinfo EAI_AGAIN", EXACT, 0.90, "EAI_AGAIN", "error_code"),
+    # a code or a quote beside a few other words: exact_match still, but not a confident route
+    ("getaddrinfo EAI_AGAIN", EXACT, 0.80, "EAI_AGAIN", "error_code"),
+    ('"connection reset" in tests', EXACT, 0.80, "connection reset", "quoted_literal"),
+    ("KeyError in parser", EXACT, 0.80, "KeyError", "error_name"),
+    # inside a sentence (a commit subject, a docstring) a quote, an error name or code is a detail of prose
+    ("Man page is now generated with 'help2man' again", UNDERSTAND, 0.75, "help2man", "change_description"),
+    ("Guard against a NULL 'typed_name' in the parser", UNDERSTAND, 0.40, "NULL", "fallback"),
+    ("Request local objects now fail properly with a RuntimeError", UNDERSTAND, 0.40, "RuntimeError", "fallback"),
+    ("Return a list of weak references to the keys", UNDERSTAND, 0.40, "Return list weak references keys", "fallback"),
+    # a description of a change, opened by a word learned from commit subjects and docstrings
+    ("Fix `attrs.field(converter=...)` type annotations", UNDERSTAND, 0.75, "attrs.field", "change_description"),
+    ("Remove res.jsonp(status, obj) signature", UNDERSTAND, 0.75, "res.jsonp", "change_description"),
+    ('Must only add "[flags]" to the end of usage', UNDERSTAND, 0.40, "Must only add flags end usage", "fallback"),
+    ("Add 'one required flag' group", UNDERSTAND, 0.75, "Add one required flag group", "change_description"),
+    ("fix metaclass usage for py3", UNDERSTAND, 0.75, "py3", "change_description"),
+    ("Raise KeyError at early stage for missing boundary", UNDERSTAND, 0.40, "KeyError", "fallback"),
+    ("Fixed a bug in list_templates", UNDERSTAND, 0.75, "list_templates", "change_description"),
     ("KeyError", EXACT, 0.85, "KeyError", "error_name"),
     ("java.lang.NullPointerException", EXACT, 0.85, "NullPointerException", "error_name"),
     ("where is ValueError raised", EXACT, 0.85, "ValueError", "error_name"),
@@ -209,9 +229,15 @@ def test_spec_confidences_are_in_the_table() -> None:
     assert bands["identifier"] == (Intent.FIND_DEFINITION, 0.60, 0.80)
     assert bands["understand_keyword"] == (Intent.UNDERSTAND_CODE, 0.75, 0.75)
     assert (FALLBACK_RULE.intent, FALLBACK_RULE.confidence_low) == (Intent.UNDERSTAND_CODE, 0.40)
-    for name in ("quoted_literal", "literal_phrase", "error_code", "error_name", "error_word", "stack_trace"):
+    for name in ("literal_phrase", "error_word", "stack_trace"):
         intent, low, high = bands[name]
         assert intent is Intent.EXACT_MATCH and 0.85 <= low == high <= 0.90
+    # SPEC's 0.85-0.90 when the query is the quote or the error token (or asks for it); 0.80 beside a few other words,
+    # where the rule's precision on the classification corpus is below 0.98 (issue 13): the fused route, not direct
+    assert bands["quoted_literal"] == (Intent.EXACT_MATCH, 0.80, 0.90)
+    assert bands["error_code"] == (Intent.EXACT_MATCH, 0.80, 0.90)
+    assert bands["error_name"] == (Intent.EXACT_MATCH, 0.80, 0.85)
+    assert bands["change_description"] == (Intent.UNDERSTAND_CODE, 0.75, 0.75)
     # a pasted error line: 0.90 when its form is certain, 0.80 (below the direct route) when only its looks say so
     assert bands["pasted_error"] == (Intent.EXACT_MATCH, 0.80, 0.90)
 
