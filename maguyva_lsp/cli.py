@@ -1,4 +1,4 @@
-"""The command line: `maguyva index|search|batch|impact|definition|references|status|serve`.
+"""The command line: `maguyva index|search|batch|impact|definition|references|status|serve|mcp`.
 
 Each command maps its flags onto the contract's request (`api/`), has the workspace answer it and prints the answer
 (`--json`: the same object as the language server's). The checks are the contract's: a bad value is its message on
@@ -102,6 +102,14 @@ def _parser() -> argparse.ArgumentParser:
     p_status = sub.add_parser("status", help="index a folder if needed, then print the index status as JSON")
     with_index_options(p_status)
 
+    p_mcp = sub.add_parser("mcp", help="serve the Model Context Protocol over stdio (tools for agents)")
+    p_mcp.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS, help="more logging on stderr")
+    p_mcp.add_argument("path", type=Path, nargs="?", help="the folder to serve (default: the client's roots, else .)")
+    p_mcp.add_argument("--index-dir", help="where the index is stored (default: the user's cache folder)")
+    p_mcp.add_argument("--embedder", choices=("local", "voyage"), help="semantic model (default: local, offline)")
+    p_mcp.add_argument("--exclude", action="append", default=[], help="extra gitignore-style pattern (repeatable)")
+    p_mcp.add_argument("--max-file-size", type=int, help="skip files larger than this many bytes (default 1 MiB)")
+
     p_serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     p_serve.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
     p_serve.add_argument("--tcp", action="store_true", help="listen on TCP instead")
@@ -121,6 +129,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         run_server(tcp=args.tcp, host=args.host, port=args.port)
         return EXIT_OK
+    if args.command == "mcp":
+        from maguyva_lsp.mcp_server import run_mcp
+
+        settings, problems = _settings(args)
+        for problem in problems:
+            print(f"maguyva: {problem}", file=sys.stderr)
+        return run_mcp(args.path, settings)
     settings, problems = _settings(args)
     for problem in problems:
         print(f"maguyva: {problem}", file=sys.stderr)

@@ -82,13 +82,25 @@ class FolderWatcher:
             self._last_event = now
         self._wake.set()
 
+    def take_pending(self) -> list[str]:
+        """The paths changed but not yet delivered, now, without waiting for the debounce (a caller about to answer
+        a question applies them first, so an edit just saved is seen by the very next question)."""
+        with self._lock:
+            batch = list(self._pending)
+            self._pending.clear()
+        return batch
+
     def _flush_loop(self) -> None:
         while not self._stopped.is_set():
             self._wake.wait()
             if self._stopped.is_set():
                 return
+            batch: list[str] | None = None
             while True:
                 with self._lock:
+                    if not self._pending:  # taken by take_pending(): nothing left to deliver
+                        self._wake.clear()
+                        break
                     now = time.monotonic()
                     quiet = now - self._last_event >= DEBOUNCE_SECONDS
                     overdue = now - self._first_event >= MAX_DELAY_SECONDS
@@ -101,6 +113,8 @@ class FolderWatcher:
                         DEBOUNCE_SECONDS - (now - self._last_event), MAX_DELAY_SECONDS - (now - self._first_event)
                     )
                 time.sleep(max(wait, 0.01))
+            if batch is None:
+                continue
             try:
                 self._on_batch(batch)
             except Exception:  # the callback's failure must not stop watching

@@ -1,8 +1,9 @@
-"""One contract behind every door: the same good and bad requests through the language server, `maguyva batch` and
-the CLI give the same answers and the same errors (message and field)."""
+"""One contract behind every door: the same good and bad requests through the language server, `maguyva batch`, the
+CLI and the MCP server give the same answers and the same errors (message and field)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 
 from tests.e2e.jsonrpc_wire import WireClient, initialize_params, wait_indexed, wire_server
 from tests.e2e.lsp_session import write_workspace
+from tests.e2e.test_mcp import mcp_session, server_params, text_of
 
 pytestmark = pytest.mark.e2e
 
@@ -88,6 +90,30 @@ def _lsp_outcome(client: WireClient, msg_id: int, method: str, params: dict[str,
     return {"locations": result} if method in ("definition", "references") else result
 
 
+MCP_TOOLS = {
+    "search": "search",
+    "impact": "impact",
+    "definition": "find_definition",
+    "references": "find_references",
+    "status": "index_status",
+}
+
+
+def via_mcp(root: Path, index_dir: Path) -> list[dict[str, Any]]:
+    async def ask_all() -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        async with mcp_session(server_params(str(root), "--index-dir", str(index_dir))) as session:
+            for method, params in REQUESTS:
+                result = await session.call_tool(MCP_TOOLS[method], params)
+                if result.is_error:
+                    out.append({"error": text_of(result), "field": result.structured_content["field"]})
+                else:
+                    out.append(result.structured_content)
+        return out
+
+    return asyncio.run(ask_all())
+
+
 def via_batch(root: Path, index_dir: Path) -> list[dict[str, Any]]:
     lines = "".join(json.dumps({"method": m, **p}) + "\n" for m, p in REQUESTS)
     done = subprocess.run(
@@ -151,9 +177,11 @@ def test_the_same_requests_get_the_same_answers_through_every_door(project: tupl
     lsp = via_lsp(root, index_dir, tmp_path / "server.log")
     batch = via_batch(root, index_dir)
     cli = via_cli(root, index_dir)
-    for (method, params), from_lsp, from_batch, from_cli in zip(REQUESTS, lsp, batch, cli, strict=True):
+    mcp = via_mcp(root, index_dir)
+    for (method, params), from_lsp, from_batch, from_cli, from_mcp in zip(REQUESTS, lsp, batch, cli, mcp, strict=True):
         expected = normalized(method, from_batch)
         assert normalized(method, from_lsp) == expected, f"LSP differs on {method} {params}"
+        assert normalized(method, from_mcp) == expected, f"MCP differs on {method} {params}"
         cli_answer = normalized(method, from_cli)
         if "error" in expected:
             assert cli_answer["error"] == expected["error"], f"CLI differs on {method} {params}"  # stderr: no field
