@@ -25,7 +25,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable from the repository root
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import components, incremental, report
+from benchmarks import components, doors, incremental, report
 from benchmarks.corpus import Corpus, prepare_corpus, prune_to, stdlib_root
 from benchmarks.evaluation_set import (
     DEFAULT_SEED,
@@ -250,6 +250,12 @@ def run_benchmark(options: Options, workdir: Path, log: Callable[[str], None] = 
         except Exception as exc:  # the other figures of a long run are kept; the failure is reported with them
             log(f"server edits failed: {type(exc).__name__}: {exc}")
             out["incremental"]["server watcher + maguyva/search"] = {"error": f"{type(exc).__name__}: {exc}"}
+    if options.server:
+        try:
+            out["doors"] = phases.run("doors", lambda: doors.door_latency(corpus, index_dir))
+        except Exception as exc:
+            log(f"door latency failed: {type(exc).__name__}: {exc}")
+            out["doors"] = {"error": f"{type(exc).__name__}: {exc}"}
     out["machine"]["load_end"] = round(os.getloadavg()[0], 2)
     out["phases"] = phases.seconds
     out["load_by_phase"] = phases.load
@@ -263,7 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="also write the report here")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--jedi-budget", type=float, default=DEFAULT_JEDI_BUDGET_SECONDS, help="seconds for jedi")
-    parser.add_argument("--no-server", action="store_true", help="skip the edits through the real server")
+    parser.add_argument(
+        "--no-server", action="store_true", help="skip the real servers (edits through LSP, MCP vs LSP latency)"
+    )
     args = parser.parse_args(argv)
     options = Options(
         corpus=(args.corpus or stdlib_root()).resolve(),
@@ -281,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
     result["total_seconds"] = round(time.perf_counter() - started, 1)
     print()
     print(report.render(result))
+    if "requests" in result.get("doors", {}):
+        print(doors.render(result["doors"]))
     print(f"\ntotal: {result['total_seconds']} s")
     RESULTS_DIR.mkdir(exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
