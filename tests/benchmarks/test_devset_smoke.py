@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import devset_report
+from benchmarks import devset_compare, devset_report
 from benchmarks.devset import run_devset
 from tests.benchmarks.tiny_project import write_project
 
@@ -136,3 +136,17 @@ def test_tables_render(summary: dict[str, Any]) -> None:
     for heading in ("per family", "per query form", "per corpus", "find_definition per language",
                     "Intent confusion", "Latency", "Misses of maguyva standard", IMPOSSIBLE):  # fmt: skip
         assert heading in text
+
+
+@pytest.mark.e2e
+def test_two_runs_compare_question_by_question(summary: dict[str, Any]) -> None:
+    same = devset_compare.render(summary, summary, "maguyva standard", changed=10)
+    assert "exact_match" in same and "/ impossible" in same
+    table = same.split("\n", 1)[1]  # below the title, which explains the marks
+    assert "▲" not in table and "▼" not in table and "(0 shown)" in same
+    worse = json.loads(json.dumps(summary))
+    worse["families"]["maguyva standard"]["exact_match"]["lMRR"] = 0.25
+    row = next(r for r in worse["queries"] if r["form"] == "quoted")
+    row["systems"]["maguyva standard"]["lrr"] = 0.0
+    text = devset_compare.render(summary, worse, "maguyva standard", changed=10)
+    assert "0.500 → 0.250 ▼" in text and f"{row['id']} " in text and "(1 shown)" in text
