@@ -21,7 +21,7 @@ from maguyva_lsp.index.analysis_columns import CORE_VERSION
 from maguyva_lsp.model import FileAnalysis, PathClass, SourceFile
 from maguyva_lsp.parse.analyze import analyze_file, is_binary
 from maguyva_lsp.parse.languages import language_for_path
-from maguyva_lsp.scan.classify import GENERATED_HEADER_BYTES, looks_generated
+from maguyva_lsp.scan.generated import looks_generated
 from maguyva_lsp.scan.read import read_source
 from maguyva_lsp.scan.skips import Skip, SkipReason
 
@@ -90,10 +90,8 @@ def _refine(file: SourceFile, data: bytes) -> SourceFile:
         language = language_for_path(file.path, data.split(b"\n", 1)[0])
         if language is not None:
             file = dataclasses.replace(file, language=language)
-    if file.path_class in (PathClass.SOURCE, PathClass.TEST):
-        head = data[: GENERATED_HEADER_BYTES * 4].decode("utf-8", "replace")
-        if looks_generated(head):
-            file = dataclasses.replace(file, path_class=PathClass.BUILD)
+    if file.path_class in (PathClass.SOURCE, PathClass.TEST) and looks_generated(data):
+        file = dataclasses.replace(file, path_class=PathClass.BUILD)
     return file
 
 

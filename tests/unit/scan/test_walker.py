@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from maguyva_lsp.model import PathClass
-from maguyva_lsp.scan.classify import classify_path, looks_generated
+from maguyva_lsp.scan.classify import classify_path
+from maguyva_lsp.scan.generated import looks_generated
 from maguyva_lsp.scan.skips import Skip, SkipReason
 from maguyva_lsp.scan.walker import WorkspaceScanner
 
