@@ -29,7 +29,8 @@ log = logging.getLogger(__name__)
 
 # Bump when what the analyzers extract changes: older stores are then rebuilt once. The core columns' layout is part
 # of the index schema.
-ANALYZER_VERSION = 3  # 2: venv/virtualenv folders are no longer vendor by name; 3: JS/TS definition forms
+ANALYZER_VERSION = 4  # 2: venv/virtualenv folders are no longer vendor by name; 3: JS/TS definition forms;
+# 4: generated/minified files by their content
 INDEX_SCHEMA = f"{ANALYZER_VERSION}.{CORE_VERSION}"
 
 # Below this many files, analyse inline: a process pool's start-up (importing the grammars) costs about a second.
