@@ -23,6 +23,7 @@ from maguyva_lsp.failures import BACKGROUND, failure_log
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH
 from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.index.segment_set import Segments
+from maguyva_lsp.index.text_part import TextPart
 from maguyva_lsp.indexer import INDEX_SCHEMA, Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, Definition, FileAnalysis, Modality, PathClass, Span
 from maguyva_lsp.navigation import Navigator
@@ -41,6 +42,9 @@ from maguyva_lsp.store.segment_store import SegmentStore, StoreError, default_in
 from maguyva_lsp.uris import uri_from_path
 
 log = logging.getLogger(__name__)
+
+# The parts every segment holds besides its core columns (index/segment_parts.py).
+INDEX_PARTS = (TextPart(),)
 
 # Files applied to the retrievers at once during a full index: searches in between see partial results. Each batch
 # costs the retrievers a merge (and the graph a re-resolution of the names the batch adds), so batches grow
@@ -99,7 +103,8 @@ class Engine:
         self._closed = False
         self._scanner = self._new_scanner()
         self.index_dir = default_index_dir(self.root, self.settings.index_dir)
-        self.store = self._open_store() if persist else None
+        self.segments = (self._open_store() if persist else None) or Segments(None, INDEX_PARTS)
+        self.stored = self.segments.writable or self.segments.has_store
         embedder, notes = make_embedder(self.settings)
         self.messages.extend(notes)
         self._analyzer = Analyzer(
@@ -108,10 +113,10 @@ class Engine:
             embedder.text_style,
             max_file_size=self.settings.max_file_size,
         )
-        self.text = TextRetriever()
+        self.text = TextRetriever(self.segments)
         self.structural = StructuralRetriever()
         self.graph = GraphRetriever()
-        semantic_dir = self.index_dir / "semantic" if self.store is not None and self.store.writable else None
+        semantic_dir = self.index_dir / "semantic" if self.segments.writable else None
         self.semantic = SemanticRetriever(embedder, store_dir=semantic_dir)
         self.retrievers: dict[Modality, Retriever] = {
             "semantic": self.semantic,
@@ -127,7 +132,7 @@ class Engine:
     def _open_store(self) -> Segments | None:
         fingerprint = f"chunk_lines={self.settings.chunk_lines}"
         try:
-            store = Segments(SegmentStore(self.index_dir, INDEX_SCHEMA, fingerprint))
+            store = Segments(SegmentStore(self.index_dir, INDEX_SCHEMA, fingerprint), INDEX_PARTS)
         except StoreError as exc:
             self.messages.append(f"index not persisted: {exc}")
             log.warning("index not persisted: %s", exc)
@@ -193,7 +198,7 @@ class Engine:
         report(IndexProgress("scanning", 0, 0))
         scan = self._scanner.scan()
         self.skipped = dict(scan.skipped)
-        stored = self.store.stored_files() if self.store else {}
+        stored = self.segments.stored_files()
         current = {f.path: f for f in scan.files}
         gone = [p for p in self._files if p not in current and p not in self._buffers]
         stale_stored = [p for p in stored if p not in current]
@@ -215,17 +220,18 @@ class Engine:
         large = len(reusable) + len(to_analyze) >= LARGE_INDEX_FILES
         with collector_paused(freeze=True) if large else contextlib.nullcontext():
             if gone:
-                self._apply(ChangeBatch(removed=tuple(gone)), persist=False)
+                self._apply(ChangeBatch(removed=tuple(gone)))
                 self.counters.removed += len(gone)
-            if self.store and stale_stored:
-                self.store.save((), removed=stale_stored)
-            if reusable and self.store:
+            stale_stored = [p for p in stale_stored if p not in gone]
+            if stale_stored:
+                self.segments.save((), removed=stale_stored)
+            if reusable:
                 report(IndexProgress("loading", 0, len(reusable)))
                 loaded: set[str] = set()
                 # A stored analysis describes the same bytes (same size and mtime), refined language and class included.
                 # Applied as one batch: decoding is the slow part, and one batch lets the graph resolve names once.
-                batch = tuple(self.store.load(reusable))
-                self._apply(ChangeBatch(updated=batch), persist=False)
+                batch = tuple(self.segments.load(reusable))
+                self._apply(ChangeBatch(updated=batch), indexed=True)
                 loaded.update(a.path for a in batch)
                 self.counters.reused += len(batch)
                 report(IndexProgress("loading", len(loaded), len(reusable)))
@@ -367,7 +373,7 @@ class Engine:
             return False
         with self._write_lock:
             self._buffers[rel] = text
-            self._apply(ChangeBatch(updated=(result,)), persist=False, from_buffer=True)
+            self._apply(ChangeBatch(updated=(result,)), from_buffer=True)
         return True
 
     def close_buffer(self, path: str | Path) -> None:
@@ -385,8 +391,14 @@ class Engine:
         rel = path.as_posix() if not path.is_absolute() else self._scanner.relative(path)
         return "" if rel == "." else rel
 
-    def _apply(self, batch: ChangeBatch, *, persist: bool = True, from_buffer: bool = False) -> None:
-        """Apply one batch to the file table, the retrievers (semantic on its own thread) and the store."""
+    def _apply(self, batch: ChangeBatch, *, indexed: bool = False, from_buffer: bool = False) -> None:
+        """Apply one batch to the segments (a new segment: stored, unless it holds open buffers), the file table and
+        the retrievers (semantic on its own thread). `indexed`: the batch's files are in the segments already (taken
+        from the store), so only the retrievers that do not read segments get it."""
+        if from_buffer:
+            self.segments.show_buffers(batch.updated)
+        elif not indexed:
+            self.segments.save(batch.updated, batch.removed)
         for analysis in batch.updated:
             starts = [c.start_line for c in analysis.chunks]
             # The prepared embedding texts serve the semantic retriever once; the file table need not keep them.
@@ -394,7 +406,7 @@ class Engine:
             self._files[analysis.path] = _FileState(kept, starts, from_buffer)
         for path in batch.removed:
             self._files.pop(path, None)
-        order: tuple[Modality, ...] = ("text", "structural", "graph")
+        order: tuple[Modality, ...] = ("structural", "graph")  # text reads the segments
         for name in order:
             retriever = self.retrievers[name]
             try:
@@ -402,8 +414,6 @@ class Engine:
             except Exception:  # one retriever's failure must not take the others down; its status says why
                 log.exception("the %s retriever failed to apply a batch", name, extra=BACKGROUND)
         self._semantic_lane.submit(batch)
-        if persist and self.store is not None:
-            self.store.save(batch.updated, batch.removed)
 
     # -- queries
 
@@ -503,8 +513,8 @@ class Engine:
             },
             "embedding_batches_pending": self._semantic_lane.pending,
             "store": {
-                "dir": str(self.index_dir) if self.store else None,
-                "writable": bool(self.store and self.store.writable),
+                "dir": str(self.index_dir) if self.stored else None,
+                "writable": self.segments.writable,
             },
             "counters": {
                 "analyzed": self.counters.analyzed,
@@ -531,5 +541,4 @@ class Engine:
         self._analyzer.close()
         self._semantic_lane.close()
         self.semantic.close()
-        if self.store is not None:
-            self.store.close()
+        self.segments.close()

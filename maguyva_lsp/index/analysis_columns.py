@@ -19,7 +19,7 @@ Nothing here is a Python object per row: `FileAnalysis` values are rebuilt only 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -223,12 +223,23 @@ class FileAt:
 class CoreColumns:
     """The core columns of one segment, over a mapped container (or arrays in memory)."""
 
-    __slots__ = ("_pool_cache", "arrays", "paths")
+    __slots__ = (
+        "_chunk_offsets", "_line_offsets", "_lines", "_pool_blob", "_pool_cache", "_pool_off", "_text", "_text_off",
+        "arrays", "paths",
+    )  # fmt: skip
 
     def __init__(self, arrays: Container | dict[str, Array]) -> None:
         self.arrays: Any = arrays
         self.paths = StringColumn(arrays["file.path.blob"], arrays["file.path.off"])
         self._pool_cache: list[str] | None = None
+        # The columns every query touches, held directly (a container lookup per access would dominate).
+        self._pool_blob = arrays["pool.blob"]
+        self._pool_off = arrays["pool.off"]
+        self._text = arrays["text"]
+        self._text_off = arrays["file.text"]
+        self._lines = arrays["lines"]
+        self._line_offsets = arrays["file.lines"]
+        self._chunk_offsets = arrays["file.chunks"]
 
     @property
     def file_count(self) -> int:
@@ -243,9 +254,10 @@ class CoreColumns:
     def pool_string(self, index: int) -> str | None:
         if index < 0:
             return None
-        arrays = self.arrays
-        start, end = int(arrays["pool.off"][index]), int(arrays["pool.off"][index + 1])
-        return bytes(arrays["pool.blob"][start:end]).decode(ENCODING, ENCODING_ERRORS)
+        offsets = self._pool_off
+        return (
+            self._pool_blob[int(offsets[index]) : int(offsets[index + 1])].tobytes().decode(ENCODING, ENCODING_ERRORS)
+        )
 
     def local_id(self, path: str) -> int:
         """The local id of a path in this segment, or -1."""
@@ -258,17 +270,141 @@ class CoreColumns:
         return np.asarray(self.arrays["file.mtime"])
 
     def text_bytes(self, local: int) -> bytes:
-        offsets = self.arrays["file.text"]
-        return bytes(self.arrays["text"][int(offsets[local]) : int(offsets[local + 1])])
+        offsets = self._text_off
+        return self._text[int(offsets[local]) : int(offsets[local + 1])].tobytes()
 
     def text(self, local: int) -> str:
         return self.text_bytes(local).decode(ENCODING, ENCODING_ERRORS)
+
+    def text_size(self, local: int) -> int:
+        offsets = self._text_off
+        return int(offsets[local + 1]) - int(offsets[local])
+
+    def line_count(self, local: int) -> int:
+        return int(self._line_offsets[local + 1]) - int(self._line_offsets[local])
+
+    def lines_text(self, local: int, start: int, end: int) -> str:
+        """Lines start..end (inclusive, 0-based) of a file joined by newlines, as `"\\n".join(text.split("\\n")[start :
+        end + 1])` gives them, decoded from just those bytes."""
+        first, last = int(self._line_offsets[local]), int(self._line_offsets[local + 1])
+        count = last - first
+        start = max(start, 0)
+        if start >= count or end < start:
+            return ""
+        base = int(self._text_off[local])
+        begin = base + int(self._lines[first + start])
+        stop = base + int(self._lines[first + end + 1]) - 1 if end + 1 < count else int(self._text_off[local + 1])
+        return self._text[begin:stop].tobytes().decode(ENCODING, ENCODING_ERRORS)
+
+    def line(self, local: int, line: int) -> str:
+        """One line of a file ("" past its end), without its newline."""
+        return self.lines_text(local, line, line) if line >= 0 else ""
+
+    def text_blob(self) -> npt.NDArray[np.uint8]:
+        return np.asarray(self.arrays["text"])
+
+    def text_offsets(self) -> I64:
+        return np.asarray(self.arrays["file.text"])
+
+    def language(self, local: int) -> str | None:
+        return self.pool_string(int(self.arrays["file.language"][local]))
+
+    @property
+    def chunk_count(self) -> int:
+        return int(self.arrays["file.chunks"][-1])
+
+    def chunk_files(self) -> npt.NDArray[np.uint32]:
+        """The local file id of every chunk row."""
+        counts = np.diff(np.asarray(self.arrays["file.chunks"]))
+        return np.repeat(np.arange(self.file_count, dtype=np.uint32), counts)
+
+    def chunk_rows(self, local: int) -> tuple[int, int]:
+        offsets = self._chunk_offsets
+        return int(offsets[local]), int(offsets[local + 1])
+
+    def chunk_file(self, row: int) -> int:
+        return int(np.searchsorted(self._chunk_offsets, row, side="right")) - 1
+
+    def chunk(self, row: int) -> Chunk:
+        """One chunk row as an object (its text decoded from just its lines)."""
+        a = self.arrays
+        s = self.pool_string
+        local = self.chunk_file(row)
+        start, end, own = int(a["chunk.start"][row]), int(a["chunk.end"][row]), int(a["chunk.text"][row])
+        return Chunk(
+            self.paths[local],
+            s(int(a["chunk.language"][row])),
+            start,
+            end,
+            (s(own) or "") if own >= 0 else self.lines_text(local, start, end),
+            s(int(a["chunk.hash"][row])) or "",
+            s(int(a["chunk.symbol"][row])),
+            s(int(a["chunk.kind"][row])),
+            s(int(a["chunk.parent"][row])),
+            s(int(a["chunk.signature"][row])),
+        )
+
+    def chunks(self, local: int, text: str | None = None) -> tuple[Chunk, ...]:
+        """The file's chunks as objects (`text`: the file's text, when the caller has it decoded already)."""
+        start, end = self.chunk_rows(local)
+        if start == end:
+            return ()
+        return self._chunks(local, start, end, text if text is not None else self.text(local), self.pool_string)
+
+    def chunk_texts(self) -> tuple[list[str], list[str | None]]:
+        """Every chunk's text and symbol, in row order (for building the BM25 part)."""
+        pool = self.pool()
+        a = self.arrays
+        texts: list[str] = []
+        symbols: list[str | None] = [None if i < 0 else pool[i] for i in np.asarray(a["chunk.symbol"]).tolist()]
+        starts, ends = np.asarray(a["chunk.start"]).tolist(), np.asarray(a["chunk.end"]).tolist()
+        own = np.asarray(a["chunk.text"]).tolist()
+        offsets = np.asarray(a["file.chunks"]).tolist()
+        for local in range(self.file_count):
+            c0, c1 = offsets[local], offsets[local + 1]
+            if c0 == c1:
+                continue
+            lines = self.text(local).split("\n")
+            for row in range(c0, c1):
+                texts.append(pool[own[row]] if own[row] >= 0 else "\n".join(lines[starts[row] : ends[row] + 1]))
+        return texts, symbols
 
     def path_class(self, local: int) -> PathClass:
         return PATH_CLASSES[int(self.arrays["file.class"][local])]
 
     def content_hash(self, local: int) -> str:
         return self.pool_string(int(self.arrays["file.hash"][local])) or ""
+
+    def _chunks(self, local: int, c0: int, c1: int, text: str, s: Callable[[int], str | None]) -> tuple[Chunk, ...]:
+        a = self.arrays
+        path = self.paths[local]
+        lines = text.split("\n")
+        return tuple(
+            Chunk(
+                path,
+                s(lang),
+                start,
+                end,
+                (s(own) or "") if own >= 0 else "\n".join(lines[start : end + 1]),
+                s(digest) or "",
+                s(sym),
+                s(kind),
+                s(parent),
+                s(sig),
+            )
+            for start, end, sym, kind, parent, sig, digest, lang, own in zip(
+                a["chunk.start"][c0:c1].tolist(),
+                a["chunk.end"][c0:c1].tolist(),
+                a["chunk.symbol"][c0:c1].tolist(),
+                a["chunk.kind"][c0:c1].tolist(),
+                a["chunk.parent"][c0:c1].tolist(),
+                a["chunk.signature"][c0:c1].tolist(),
+                a["chunk.hash"][c0:c1].tolist(),
+                a["chunk.language"][c0:c1].tolist(),
+                a["chunk.text"][c0:c1].tolist(),
+                strict=True,
+            )
+        )
 
     def analysis(self, local: int) -> FileAnalysis:
         """The FileAnalysis of one file, rebuilt from the columns (equal to the one that was encoded)."""
@@ -318,33 +454,7 @@ class CoreColumns:
             )
         )
         c0, c1 = int(a["file.chunks"][local]), int(a["file.chunks"][local + 1])
-        lines = text.split("\n") if c1 > c0 else []
-        chunks = tuple(
-            Chunk(
-                path,
-                s(lang),
-                start,
-                end,
-                pool[own] if own >= 0 else "\n".join(lines[start : end + 1]),
-                pool[digest],
-                s(sym),
-                s(kind),
-                s(parent),
-                s(sig),
-            )
-            for start, end, sym, kind, parent, sig, digest, lang, own in zip(
-                a["chunk.start"][c0:c1].tolist(),
-                a["chunk.end"][c0:c1].tolist(),
-                a["chunk.symbol"][c0:c1].tolist(),
-                a["chunk.kind"][c0:c1].tolist(),
-                a["chunk.parent"][c0:c1].tolist(),
-                a["chunk.signature"][c0:c1].tolist(),
-                a["chunk.hash"][c0:c1].tolist(),
-                a["chunk.language"][c0:c1].tolist(),
-                a["chunk.text"][c0:c1].tolist(),
-                strict=True,
-            )
-        )
+        chunks = self._chunks(local, c0, c1, text, s) if c1 > c0 else ()
         return FileAnalysis(
             file=file,
             text=text,

@@ -12,20 +12,24 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
 from maguyva_lsp.config import MAX_QUERY_CHARS
-from maguyva_lsp.index.text_postings import F32, U32, PostingLists, SegmentedPostings
+from maguyva_lsp.index.analysis_columns import CoreColumns
+from maguyva_lsp.index.text_postings import F32, U32, Bools, PostingLists
 from maguyva_lsp.model import Chunk, FileAnalysis
 from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES
+from maguyva_lsp.store.container import Array, StringColumn, string_arrays
 from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, index_tokens, subword_tokens
+
+if TYPE_CHECKING:
+    from maguyva_lsp.index.segment_set import Segment, SegmentSet
 
 BM25_K1 = 1.2  # term-frequency saturation
 BM25_B = 0.75  # length normalisation
@@ -64,26 +68,28 @@ def word_tokens(word: str) -> tuple[str, ...]:
     return tokens
 
 
-def chunk_word_counts(chunk: Chunk) -> Counter[str]:
+def chunk_word_counts(text: str, symbol: str | None) -> Counter[str]:
     """How often each identifier occurs in a chunk, its symbol's words counted SYMBOL_TOKEN_BOOST more times."""
-    counts = Counter(IDENTIFIER_RE.findall(chunk.text))
-    if chunk.symbol:
-        for word in IDENTIFIER_RE.findall(chunk.symbol):
+    counts = Counter(IDENTIFIER_RE.findall(text))
+    if symbol:
+        for word in IDENTIFIER_RE.findall(symbol):
             counts[word] += SYMBOL_TOKEN_BOOST
     return counts
 
 
-def term_frequencies(chunks: Sequence[Chunk], vocabulary: dict[str, int]) -> sparse.csr_matrix:
-    """Chunks × terms matrix of term frequencies (terms added to the vocabulary as met).
+def term_frequencies(texts: Sequence[str], symbols: Sequence[str | None], vocabulary: dict[str, int]) -> Any:
+    """Chunks × terms matrix (scipy CSR) of term frequencies (terms added to the vocabulary as met).
 
     Built as (chunks × words) @ (words × terms): identifiers are counted per chunk in C (Counter), and each distinct
     identifier is split into its tokens once per batch, not once per occurrence.
     """
+    from scipy import sparse  # building only: a query never needs it, and it costs 0.4 s to import
+
     words: list[str] = []
     counts: list[int] = []
     row_sizes: list[int] = []
-    for chunk in chunks:
-        chunk_words = chunk_word_counts(chunk)
+    for text, symbol in zip(texts, symbols, strict=True):
+        chunk_words = chunk_word_counts(text, symbol)
         words.extend(chunk_words)
         counts.extend(chunk_words.values())
         row_sizes.append(len(chunk_words))
@@ -91,7 +97,7 @@ def term_frequencies(chunks: Sequence[Chunk], vocabulary: dict[str, int]) -> spa
     columns = list(map(word_ids.__getitem__, words))  # the lookups run in C, not in a Python loop
     word_rows = sparse.csr_matrix(
         (np.array(counts, dtype=np.float32), np.array(columns, dtype=np.int64), _indptr(row_sizes)),
-        shape=(len(chunks), len(word_ids)),
+        shape=(len(texts), len(word_ids)),
     )
     term_columns: list[int] = []
     term_sizes: list[int] = []
@@ -108,22 +114,6 @@ def term_frequencies(chunks: Sequence[Chunk], vocabulary: dict[str, int]) -> spa
 
 def _indptr(sizes: list[int]) -> npt.NDArray[np.int64]:
     return np.concatenate(([0], np.cumsum(np.array(sizes, dtype=np.int64)))).astype(np.int64)
-
-
-def _postings_of(frequencies: sparse.csr_matrix, first_id: int) -> PostingLists:
-    """Term → chunk postings (ids from first_id) with term frequencies as values, straight from the CSC layout."""
-    by_term = frequencies.tocsc()
-    by_term.sort_indices()
-    indptr = by_term.indptr.astype(np.int64)
-    present = np.flatnonzero(np.diff(indptr))
-    if present.size == 0:
-        return PostingLists.empty(True)
-    return PostingLists(
-        keys=present.astype(np.uint32),
-        offsets=np.append(indptr[present], indptr[-1]).astype(np.int64),
-        ids=(by_term.indices.astype(np.int64) + first_id).astype(np.uint32),
-        values=by_term.data.astype(np.float32),
-    )
 
 
 def query_terms(text: str) -> list[str]:
@@ -159,81 +149,148 @@ class ScoredChunk:
     term_idf: dict[str, float]  # the query terms the chunk holds, with their idf
 
 
+def bm25_arrays(core: CoreColumns) -> dict[str, Array]:
+    """The BM25 part of a segment: term → chunk-row postings with term frequencies (terms sorted, so a term is found
+    by binary search), each chunk's length and its file."""
+    texts, symbols = core.chunk_texts()
+    vocabulary: dict[str, int] = {}
+    frequencies = term_frequencies(texts, symbols, vocabulary)
+    terms = sorted(vocabulary, key=vocabulary.__getitem__)  # by first-seen id
+    order = sorted(range(len(terms)), key=terms.__getitem__)
+    rank = np.empty(len(terms), dtype=np.int64)
+    rank[np.array(order, dtype=np.int64)] = np.arange(len(terms), dtype=np.int64)
+    lengths = np.asarray(frequencies.sum(axis=1), dtype=np.float32).ravel()
+    coo = frequencies.tocoo()
+    keys = rank[coo.col.astype(np.int64)].astype(np.uint32) if coo.nnz else np.zeros(0, dtype=np.uint32)
+    rows = coo.row.astype(np.uint32)
+    # from_pairs wants each key's ids ascending: order the pairs by row first (a stable sort by key keeps it).
+    by_row = np.argsort(rows, kind="stable")
+    postings = PostingLists.from_pairs(keys[by_row], rows[by_row], coo.data.astype(np.float32)[by_row])
+    return {
+        **postings.to_arrays("bm25"),
+        **string_arrays("bm25.terms", [terms[i] for i in order]),
+        "bm25.len": lengths,
+        "bm25.file": core.chunk_files(),
+    }
+
+
 @dataclass(frozen=True, slots=True)
-class Bm25Index:
-    """Chunks by id, term postings with term frequencies, chunk lengths. Never mutated: `with_changes` returns a new
-    index. The vocabulary is shared and only grows (a term id never changes meaning); only the writer adds to it."""
+class Bm25Postings:
+    """One segment's BM25 part, over its arrays."""
 
-    chunks: dict[int, Chunk] = field(default_factory=dict)
-    by_path: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    vocabulary: dict[str, int] = field(default_factory=dict)
-    postings: SegmentedPostings = field(default_factory=lambda: SegmentedPostings.empty(True))
-    lengths: F32 = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
-    total_length: float = 0.0
-    next_id: int = 0
+    postings: PostingLists
+    terms: StringColumn
+    lengths: F32
+    chunk_file: npt.NDArray[np.uint32]
 
-    @property
-    def chunk_count(self) -> int:
-        return len(self.chunks)
+    @staticmethod
+    def open(arrays: Mapping[str, Array]) -> Bm25Postings:
+        return Bm25Postings(
+            PostingLists.from_arrays(arrays, "bm25"),
+            StringColumn(arrays["bm25.terms.blob"], arrays["bm25.terms.off"]),
+            arrays["bm25.len"],
+            arrays["bm25.file"],
+        )
 
     @property
     def nbytes(self) -> int:
-        return self.postings.nbytes + int(self.lengths.nbytes)
+        return self.postings.nbytes + int(self.lengths.nbytes) + int(self.chunk_file.nbytes)
 
-    def with_changes(self, updated: Sequence[FileAnalysis], removed: Iterable[str]) -> Bm25Index:
-        chunks = dict(self.chunks)
-        by_path = dict(self.by_path)
-        dead: list[int] = []
-        total = self.total_length
-        latest = {analysis.path: analysis for analysis in updated}
-        for path in [*removed, *latest]:
-            for chunk_id in by_path.pop(path, ()):
-                dead.append(chunk_id)
-                del chunks[chunk_id]
-                total -= float(self.lengths[chunk_id])
-        new_chunks: list[Chunk] = []
-        next_id = self.next_id
-        for analysis in latest.values():
-            owned = analysis.chunks or fallback_chunks(analysis)
-            by_path[analysis.path] = tuple(range(next_id + len(new_chunks), next_id + len(new_chunks) + len(owned)))
-            new_chunks.extend(owned)
-        frequencies = term_frequencies(new_chunks, self.vocabulary)
-        new_lengths = np.asarray(frequencies.sum(axis=1), dtype=np.float32).ravel()
-        total += float(new_lengths.sum())
-        for offset, chunk in enumerate(new_chunks):
-            chunks[next_id + offset] = chunk
-        added = _postings_of(frequencies, next_id)
-        next_id += len(new_chunks)
-        postings = self.postings.with_changes(added, next_id, np.array(dead, dtype=np.uint32), len(new_chunks))
-        lengths = np.concatenate((self.lengths, new_lengths))
-        return Bm25Index(chunks, by_path, self.vocabulary, postings, lengths, max(total, 0.0), next_id)
+    def term(self, term: str) -> tuple[U32, F32] | None:
+        """The chunk rows (ascending) and term frequencies of a term, or None when the segment lacks it."""
+        key = self.terms.find(term)
+        if key < 0:
+            return None
+        offsets = self.postings.offsets
+        start, end = int(offsets[key]), int(offsets[key + 1])
+        values = self.postings.values
+        assert values is not None
+        return self.postings.ids[start:end], values[start:end]
+
+
+def _live_stats(segment: Segment, part: Bm25Postings) -> tuple[Bools, int, float]:
+    """Which chunk rows of a segment are live, how many, and their total length (cached on the snapshot's segment)."""
+    cached = segment.cache.get("bm25")
+    if cached is None:
+        chunk_alive = segment.alive[part.chunk_file] if part.chunk_file.size else np.zeros(0, dtype=np.bool_)
+        # Lengths are whole numbers: their float64 sum is exact, so every split into segments gives the same avgdl.
+        total = float(np.sum(part.lengths[chunk_alive], dtype=np.float64))
+        cached = segment.cache["bm25"] = (chunk_alive, int(np.count_nonzero(chunk_alive)), total)
+    alive, count, length = cached
+    return alive, int(count), float(length)
+
+
+class Bm25Index:
+    """BM25 over the chunks of one snapshot of the segments, dead files masked: document frequencies, the chunk
+    count and the average length are those of the live chunks, exactly as one fresh index of them would have."""
+
+    def __init__(self, snapshot: SegmentSet | None = None, part: str = "text") -> None:
+        self.segments: tuple[Segment, ...] = () if snapshot is None else snapshot.segments
+        self._parts: list[Bm25Postings] = [s.part(part).bm25 for s in self.segments]
+        sizes = [p.lengths.size for p in self._parts]
+        self._bases = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64))).astype(np.int64)
+        stats = [_live_stats(s, p) for s, p in zip(self.segments, self._parts, strict=True)]
+        self._alive = [a for a, _, _ in stats]
+        self._count = sum(n for _, n, _ in stats)
+        self._total_length = sum(t for _, _, t in stats)
+
+    @property
+    def chunk_count(self) -> int:
+        return self._count
+
+    @property
+    def nbytes(self) -> int:
+        return sum(p.nbytes for p in self._parts)
+
+    def chunk(self, chunk_id: int) -> Chunk:
+        """The chunk of a global id (segment base + row), as an object."""
+        position = int(np.searchsorted(self._bases, chunk_id, side="right")) - 1
+        return self.segments[position].core.chunk(chunk_id - int(self._bases[position]))
+
+    def _postings(self, term: str) -> tuple[U32, F32] | None:
+        """A term's live postings over every segment: global chunk ids (ascending) and term frequencies."""
+        ids: list[npt.NDArray[np.int64]] = []
+        tfs: list[F32] = []
+        for base, part, alive in zip(self._bases.tolist(), self._parts, self._alive, strict=False):
+            found = part.term(term)
+            if found is None:
+                continue
+            rows, tf = found
+            keep = alive[rows]
+            if bool(keep.any()):
+                ids.append(rows[keep].astype(np.int64) + base)
+                tfs.append(tf[keep])
+        if not ids:
+            return None
+        return np.concatenate(ids).astype(np.uint32), np.concatenate(tfs)
+
+    def _lengths(self, ids: U32) -> F32:
+        positions = np.searchsorted(self._bases, ids, side="right") - 1
+        out = np.empty(ids.size, dtype=np.float32)
+        for position in np.unique(positions).tolist():
+            rows = positions == position
+            out[rows] = self._parts[position].lengths[ids[rows].astype(np.int64) - self._bases[position]]
+        return out
 
     def search(self, text: str, limit: int, accept: Callable[[Chunk], bool] | None = None) -> list[ScoredChunk]:
         """The `limit` best chunks for a natural-language (or code) query, best first; only chunks `accept` takes
         when it is given (asked in score order, so only as many as it takes to fill the limit)."""
-        n_chunks = len(self.chunks)
+        n_chunks = self._count
         if limit <= 0 or n_chunks == 0:
             return []
-        known = [(t, self.vocabulary.get(t)) for t in query_terms(text)]
-        terms = [(t, i) for t, i in known if i is not None]
-        if not terms:
-            return []
-        alive = self.postings.alive
-        postings = self.postings.lookup_many(np.array([i for _, i in terms], dtype=np.uint32))
         live: list[tuple[str, U32, F32]] = []
-        for (term, _), (ids, tfs) in zip(terms, postings, strict=True):
-            keep = alive[ids]
-            assert tfs is not None
-            if bool(keep.any()):
-                live.append((term, ids[keep], tfs[keep]))
+        for term in query_terms(text):
+            found = self._postings(term)
+            if found is not None:
+                live.append((term, *found))
         if not live:
             return []
         idfs = idf(np.array([ids.size for _, ids, _ in live], dtype=np.float64), n_chunks)
         ranked_terms = sorted(range(len(live)), key=lambda k: -idfs[k])[:MAX_QUERY_TERMS]
-        avgdl = max(self.total_length / n_chunks, 1.0)
+        avgdl = max(self._total_length / n_chunks, 1.0)
         all_ids = np.concatenate([live[k][1] for k in ranked_terms])
         all_scores = np.concatenate(
-            [term_scores(live[k][2], self.lengths[live[k][1]], avgdl, float(idfs[k])) for k in ranked_terms]
+            [term_scores(live[k][2], self._lengths(live[k][1]), avgdl, float(idfs[k])) for k in ranked_terms]
         )
         unique_ids, inverse = np.unique(all_ids, return_inverse=True)
         scores = np.bincount(inverse, weights=all_scores)
@@ -242,13 +299,13 @@ class Bm25Index:
         else:
             top = min(limit, unique_ids.size)
             best = np.argpartition(-scores, top - 1)[:top] if top < unique_ids.size else np.arange(unique_ids.size)
-            best = best[np.lexsort((unique_ids[best], -scores[best]))]  # by score, ties by chunk id (older first)
+            best = best[np.lexsort((unique_ids[best], -scores[best]))]  # by score, ties by segment order and row
         term_idf = {live[k][0]: float(idfs[k]) for k in ranked_terms}
         out: list[ScoredChunk] = []
         for position in best.tolist():
-            chunk = self.chunks[int(unique_ids[position])]
-            present = {t: w for t, w in term_idf.items() if _holds(live, t, int(unique_ids[position]))}
-            out.append(ScoredChunk(chunk, float(scores[position]), present))
+            chunk_id = int(unique_ids[position])
+            present = {t: w for t, w in term_idf.items() if _holds(live, t, chunk_id)}
+            out.append(ScoredChunk(self.chunk(chunk_id), float(scores[position]), present))
         return out
 
     def _accepted(
@@ -257,7 +314,7 @@ class Bm25Index:
         """Positions of the `limit` best-scoring ids whose chunk `accept` takes, in the order `search` ranks."""
         taken: list[int] = []
         for position in np.lexsort((ids, -scores)).tolist():
-            if accept(self.chunks[int(ids[position])]):
+            if accept(self.chunk(int(ids[position]))):
                 taken.append(position)
                 if len(taken) >= limit:
                     break

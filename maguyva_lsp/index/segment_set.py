@@ -15,12 +15,14 @@ import logging
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.failures import BACKGROUND
 from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns, encode_analyses, merge_core
+from maguyva_lsp.index.segment_parts import PartBuilder
 from maguyva_lsp.model import FileAnalysis
 from maguyva_lsp.store.container import Array, ContainerError, ContainerRecord
 from maguyva_lsp.store.manifest import Manifest, SegmentEntry
@@ -38,19 +40,34 @@ DEAD_FRACTION_TO_MERGE = 0.5
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """One segment in a snapshot: its id in the store, its core columns and which of its files are alive."""
+    """One segment in a snapshot: its id in the store, its core columns and parts, and which of its files are alive.
+
+    `hidden` marks stored files that an open editor buffer overrides: dead to queries, alive in the store."""
 
     ident: str  # "" for a segment kept in memory only
     core: CoreColumns
     alive: Bools
     records: Mapping[str, ContainerRecord] = field(default_factory=dict)  # its containers by part, when stored
+    parts: Mapping[str, Any] = field(default_factory=dict)  # part name → its reader
+    volatile: bool = False  # open buffers' contents: never stored, never merged into a stored segment
+    hidden: Bools | None = None
+    # Per-snapshot figures a part computes once (live counts, sums): the segment is immutable, so they stay true.
+    cache: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def live_count(self) -> int:
         return int(np.count_nonzero(self.alive))
 
     def dead(self) -> tuple[int, ...]:
-        return tuple(np.flatnonzero(~self.alive).tolist())
+        """The local ids dead in the store (a hidden file is alive there)."""
+        stored = self.alive if self.hidden is None else self.alive | self.hidden
+        return tuple(np.flatnonzero(~stored).tolist())
+
+    def part(self, name: str) -> Any:
+        return self.parts[name]
+
+    def with_alive(self, alive: Bools, hidden: Bools | None) -> Segment:
+        return Segment(self.ident, self.core, alive, self.records, self.parts, self.volatile, hidden)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,28 +108,32 @@ class SegmentSet:
 class Segments:
     """The writer's side of a segment set over a store (or in memory only, with `store=None`)."""
 
-    def __init__(self, store: SegmentStore | None) -> None:
+    def __init__(self, store: SegmentStore | None, parts: Sequence[PartBuilder] = ()) -> None:
         self._store = store
-        self._lock = threading.Lock()
+        self._parts = tuple(parts)
+        self._lock = threading.RLock()
         self.current = SegmentSet()
         self.problems: list[str] = []  # what opening found wrong (damaged segments), for the user
+        self.ready = False  # True once anything was indexed or opened: an index exists, possibly empty
         if store is not None:
             self.current = self._open(store.manifest)
+            self.ready = bool(self.current.segments)
 
     def _open(self, manifest: Manifest) -> SegmentSet:
-        """Map every segment the manifest names; a damaged one is dropped (its files are analysed again)."""
+        """Map every segment the manifest names; a damaged one is dropped (its files are analysed again), a part of
+        another version is rebuilt from the segment's core columns."""
         assert self._store is not None
         segments: list[Segment] = []
+        rebuilt = False
         for entry in manifest.segments:
             record = entry.containers.get(CORE_PART)
             try:
                 if record is None:
-                    raise ContainerError(f"segment {entry.id} has no {CORE_PART} part")
+                    raise ContainerError(f"no {CORE_PART} part")
                 core = CoreColumns(self._store.open(record))
                 if core.file_count != entry.files:
-                    raise ContainerError(
-                        f"segment {entry.id}: {core.file_count} files, the manifest says {entry.files}"
-                    )
+                    raise ContainerError(f"{core.file_count} files, the manifest says {entry.files}")
+                records, parts, fresh = self._open_parts(entry, core)
             except ContainerError as exc:
                 problem = (
                     f"index segment {entry.id} is unusable ({exc}): its {entry.live_files} files are analysed anew"
@@ -120,11 +141,61 @@ class Segments:
                 log.warning("%s (in %s)", problem, self._store.folder)
                 self.problems.append(problem)
                 continue
+            rebuilt |= fresh
             alive = np.ones(entry.files, dtype=np.bool_)
             dead = np.array([d for d in entry.dead if 0 <= d < entry.files], dtype=np.int64)
             alive[dead] = False
-            segments.append(Segment(entry.id, core, alive, dict(entry.containers)))
+            segments.append(Segment(entry.id, core, alive, records, parts))
+        if rebuilt or len(segments) != len(manifest.segments):
+            self._publish(segments)
         return SegmentSet(tuple(segments))
+
+    def _open_parts(
+        self, entry: SegmentEntry, core: CoreColumns
+    ) -> tuple[dict[str, ContainerRecord], dict[str, Any], bool]:
+        """The segment's part readers; a missing, damaged or outdated part is rebuilt from the core (and written
+        when this process is the writer). Returns the records, the readers and whether any part was rebuilt."""
+        assert self._store is not None
+        records = {CORE_PART: entry.containers[CORE_PART]}
+        readers: dict[str, Any] = {}
+        fresh = False
+        for part in self._parts:
+            record = entry.containers.get(part.name)
+            container = None
+            if record is not None:
+                try:
+                    container = self._store.open(record)
+                    if container.meta.get("version") != part.version:
+                        container = None
+                except ContainerError as exc:
+                    log.warning("the %s part of segment %s is rebuilt: %s", part.name, entry.id, exc)
+            if container is not None and record is not None:
+                records[part.name] = record
+                readers[part.name] = part.open(container.arrays, core)
+                continue
+            fresh = True
+            arrays = part.build(core)
+            try:
+                stored = self._write_part(entry.id, part, arrays)
+            except OSError as exc:
+                _write_failed(self._store, exc)
+                stored = None
+            if stored is None:
+                readers[part.name] = part.open(arrays, core)
+            else:
+                records[part.name], mapped = stored
+                readers[part.name] = part.open(mapped, core)
+        return records, readers, fresh
+
+    def _write_part(
+        self, ident: str, part: PartBuilder, arrays: dict[str, Array]
+    ) -> tuple[ContainerRecord, Mapping[str, Array]] | None:
+        """Store a part's arrays (writer only) and map them back; None when there is nowhere to store them."""
+        store = self._store
+        if store is None or not store.writable or not ident:
+            return None
+        record = store.write(ident, part.name, arrays, {"part": part.name, "version": part.version})
+        return record, store.open(record).arrays
 
     @property
     def discarded_reason(self) -> str | None:
@@ -132,16 +203,24 @@ class Segments:
         return self._store.discarded_reason if self._store is not None else None
 
     @property
+    def has_store(self) -> bool:
+        return self._store is not None
+
+    @property
     def writable(self) -> bool:
         return self._store is not None and self._store.writable
 
     def stored_files(self) -> dict[str, StoredFile]:
-        """Every live file's identity (O(files): the freshness check compares it with a scan)."""
+        """Every stored file's identity (O(files): the freshness check compares it with a scan). Open buffers do
+        not count: the disk's version they override is what is stored."""
         out: dict[str, StoredFile] = {}
         for segment in self.current.segments:
+            if segment.volatile:
+                continue
             core = segment.core
             sizes, mtimes = core.sizes(), core.mtimes()
-            for local in np.flatnonzero(segment.alive).tolist():
+            stored = segment.alive if segment.hidden is None else segment.alive | segment.hidden
+            for local in np.flatnonzero(stored).tolist():
                 path = core.paths[local]
                 out[path] = StoredFile(path, int(sizes[local]), int(mtimes[local]), core.content_hash(local))
         return out
@@ -162,34 +241,76 @@ class Segments:
             yield analysis
 
     def save(self, analyses: Sequence[FileAnalysis], removed: Iterable[str] = ()) -> None:
-        """Persist these analyses as a new segment and tombstone the older versions of their paths and the removed
-        paths, in one commit. In memory only when there is no writable store."""
+        """Index these analyses as a new segment (stored when the store is writable) and tombstone the older versions
+        of their paths and the removed paths, in one commit. An open buffer of such a path is closed by this."""
         latest = {a.path: a for a in analyses}
         gone = [p for p in removed if p not in latest]
+        self.ready = True
         with self._lock:
-            snapshot = self.current
-            alive = [s.alive.copy() for s in snapshot.segments]
-            for path in [*gone, *latest]:
-                found = snapshot.locate(path)
-                if found is not None:
-                    alive[found[0]][found[1]] = False
-            segments = [Segment(s.ident, s.core, a, s.records) for s, a in zip(snapshot.segments, alive, strict=True)]
+            segments = self._tombstoned([*gone, *latest], hide=False)
             if latest:
                 segments.append(self._build(encode_analyses(list(latest.values()))))
-            self._publish([s for s in segments if s.live_count])
-            if len(self.current.segments) > MAX_SEGMENTS:
+            self._publish([s for s in segments if s.live_count or (s.hidden is not None and s.hidden.any())])
+            if sum(not s.volatile for s in self.current.segments) > MAX_SEGMENTS:
                 self._merge_smallest()
 
+    def show_buffers(self, analyses: Sequence[FileAnalysis]) -> None:
+        """Let queries see these analyses (open editor buffers) instead of the stored files of their paths, which
+        stay alive in the store. Never stored; `save` of a path ends its buffer."""
+        latest = {a.path: a for a in analyses}
+        if not latest:
+            return
+        self.ready = True
+        with self._lock:
+            segments = self._tombstoned(list(latest), hide=True)
+            core = CoreColumns(encode_analyses(list(latest.values())))
+            parts = {part.name: part.open(arrays, core) for part in self._parts for arrays in (part.build(core),)}
+            alive = np.ones(core.file_count, dtype=np.bool_)
+            segments.append(Segment("", core, alive, {}, parts, volatile=True))
+            self._publish([s for s in segments if s.live_count or (s.hidden is not None and s.hidden.any())])
+
+    def _tombstoned(self, paths: Iterable[str], *, hide: bool) -> list[Segment]:
+        """The current segments with the live version of each path dead to queries. `hide`: a stored version stays
+        alive in the store (a buffer overrides it); otherwise it dies there too, hidden or not."""
+        snapshot = self.current
+        alive = [s.alive.copy() for s in snapshot.segments]
+        hidden = [None if s.hidden is None else s.hidden.copy() for s in snapshot.segments]
+        for path in paths:
+            for position, segment in enumerate(snapshot.segments):
+                local = segment.core.local_id(path)
+                if local < 0:
+                    continue
+                mask = hidden[position]
+                if alive[position][local]:
+                    alive[position][local] = False
+                    if hide and not segment.volatile:
+                        if mask is None:
+                            mask = hidden[position] = np.zeros(segment.alive.size, dtype=np.bool_)
+                        mask[local] = True
+                elif not hide and mask is not None:
+                    mask[local] = False
+        return [
+            s.with_alive(a, h if h is not None and h.any() else None)
+            for s, a, h in zip(snapshot.segments, alive, hidden, strict=True)
+        ]
+
     def _build(self, arrays: dict[str, Array]) -> Segment:
-        """A segment of these core columns: written to the store when it is writable, else (or when the write
-        fails) kept in memory; its files are then analysed again at the next start."""
+        """A segment of these core columns with its parts: written to the store when it is writable, else (or when
+        the write fails) kept in memory; its files are then analysed again at the next start."""
         store = self._store
         if store is not None and store.writable:
             ident = store.new_id()
             try:
                 record = store.write(ident, CORE_PART, arrays, {"part": CORE_PART})
                 core = CoreColumns(store.open(record))
-                return Segment(ident, core, np.ones(core.file_count, dtype=np.bool_), {CORE_PART: record})
+                records: dict[str, ContainerRecord] = {CORE_PART: record}
+                readers: dict[str, Any] = {}
+                for part in self._parts:
+                    part_record, mapped = self._write_part(ident, part, part.build(core)) or (None, {})
+                    assert part_record is not None
+                    records[part.name] = part_record
+                    readers[part.name] = part.open(mapped, core)
+                return Segment(ident, core, np.ones(core.file_count, dtype=np.bool_), records, readers)
             except (OSError, ContainerError) as exc:
                 store.release([ident])
                 _write_failed(store, exc)
@@ -197,13 +318,18 @@ class Segments:
                 store.release([ident])
                 raise
         core = CoreColumns(arrays)
-        return Segment("", core, np.ones(core.file_count, dtype=np.bool_))
+        readers = {part.name: part.open(part.build(core), core) for part in self._parts}
+        return Segment("", core, np.ones(core.file_count, dtype=np.bool_), {}, readers)
 
     def _publish(self, segments: list[Segment]) -> None:
         """Make these segments the current snapshot, committing them to the store first when it is writable."""
         store = self._store
         if store is not None and store.writable:
-            entries = tuple(SegmentEntry(s.ident, s.core.file_count, s.records, s.dead()) for s in segments if s.ident)
+            entries = tuple(
+                SegmentEntry(s.ident, s.core.file_count, s.records, s.dead())
+                for s in segments
+                if s.ident and not s.volatile
+            )
             base = store.manifest
             try:
                 store.commit(Manifest(base.schema, base.fingerprint, segments=entries, chains=base.chains))
@@ -212,11 +338,14 @@ class Segments:
         self.current = SegmentSet(tuple(segments))
 
     def _merge_smallest(self) -> None:
-        """Merge the smallest segments (and the mostly dead ones) into one, leaving about MAX_SEGMENTS / 2."""
+        """Merge the smallest stored segments (and the mostly dead ones) into one, leaving about MAX_SEGMENTS / 2.
+        Buffers' segments are never merged, and segments with hidden files (their buffers still open) wait."""
         segments = list(self.current.segments)
-        order = sorted(range(len(segments)), key=lambda i: segments[i].live_count)
-        chosen = set(order[: len(segments) - MAX_SEGMENTS // 2])
-        chosen |= {i for i, s in enumerate(segments) if s.live_count < DEAD_FRACTION_TO_MERGE * s.alive.size}
+        candidates = [i for i, s in enumerate(segments) if not s.volatile and s.hidden is None]
+        candidates.sort(key=lambda i: segments[i].live_count)
+        stored = sum(not s.volatile for s in segments)
+        chosen = set(candidates[: max(stored - MAX_SEGMENTS // 2, 0)])
+        chosen |= {i for i in candidates if segments[i].live_count < DEAD_FRACTION_TO_MERGE * segments[i].alive.size}
         if len(chosen) < 2:
             return
         merged = self._build(merge_core([(segments[i].core, segments[i].alive) for i in sorted(chosen)]))

@@ -1,10 +1,12 @@
-"""Immutable posting lists in CSR form (sorted keys → sorted ids, optional values), and a base + delta + tombstones
-segmentation of them that takes updates without a full rebuild. Shared by the trigram index and BM25.
+"""Immutable posting lists in CSR form (sorted keys → sorted ids, optional values), stored per segment as plain
+arrays (mapped from the store or in memory). Shared by the trigram index and BM25.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -13,12 +15,6 @@ U32 = npt.NDArray[np.uint32]
 I64 = npt.NDArray[np.int64]
 F32 = npt.NDArray[np.float32]
 Bools = npt.NDArray[np.bool_]
-
-# The delta segment is merged into the base once it holds more postings than this: small enough that rebuilding the
-# delta on each small update stays cheap, large enough that merges (linear in the base) stay rare.
-DELTA_MERGE_POSTINGS = 1 << 18
-# ... or once this fraction of the ids that own postings are dead (replaced or removed files), to reclaim memory.
-TOMBSTONE_MERGE_FRACTION = 0.25
 
 _EMPTY_U32: U32 = np.empty(0, dtype=np.uint32)
 _EMPTY_F32: F32 = np.empty(0, dtype=np.float32)
@@ -105,73 +101,25 @@ class PostingLists:
             values = np.concatenate((old_values, new_values))
         return PostingLists.from_pairs(np.concatenate((old_keys, new_keys)), np.concatenate((old_ids, new_ids)), values)
 
-
-@dataclass(frozen=True, slots=True)
-class SegmentedPostings:
-    """A large, rarely rebuilt base plus a small delta of recent ids, with tombstones (`alive`) for replaced ids.
-
-    Ids are allocated in ascending order and never reused, so every delta id is greater than every base id and the
-    concatenation of a key's base and delta postings stays sorted. Never mutated: an update returns a new instance
-    that shares the untouched arrays, so readers of the old one are undisturbed.
-    """
-
-    base: PostingLists
-    delta: PostingLists
-    alive: Bools  # indexed by id; ids >= alive.size do not exist
-    dead_with_postings: int  # dead ids whose postings are still in base or delta
-    ids_with_postings: int
-
-    @staticmethod
-    def empty(with_values: bool) -> SegmentedPostings:
-        return SegmentedPostings(
-            PostingLists.empty(with_values),
-            PostingLists.empty(with_values),
-            np.zeros(0, dtype=np.bool_),
-            0,
-            0,
-        )
-
-    @property
-    def nbytes(self) -> int:
-        return self.base.nbytes + self.delta.nbytes + int(self.alive.nbytes)
-
-    def lookup(self, key: int) -> tuple[U32, F32 | None]:
-        """The ids (live or dead, ascending) and values posted under one key."""
-        ids, values = self.lookup_many(np.array([key], dtype=np.uint32))[0]
-        return ids, values
-
-    def lookup_many(self, keys: U32) -> list[tuple[U32, F32 | None]]:
-        """`lookup` for several keys at once (one vectorized search per segment)."""
-        base_starts, base_ends = self.base.ranges(keys)
-        delta_starts, delta_ends = self.delta.ranges(keys)
-        out: list[tuple[U32, F32 | None]] = []
-        for i in range(keys.size):
-            b0, b1, d0, d1 = int(base_starts[i]), int(base_ends[i]), int(delta_starts[i]), int(delta_ends[i])
-            if d0 == d1:
-                ids = self.base.ids[b0:b1]
-                values = None if self.base.values is None else self.base.values[b0:b1]
-            elif b0 == b1:
-                ids = self.delta.ids[d0:d1]
-                values = None if self.delta.values is None else self.delta.values[d0:d1]
-            else:
-                ids = np.concatenate((self.base.ids[b0:b1], self.delta.ids[d0:d1]))
-                values = None
-                if self.base.values is not None and self.delta.values is not None:
-                    values = np.concatenate((self.base.values[b0:b1], self.delta.values[d0:d1]))
-            out.append((ids, values))
+    def to_arrays(self, prefix: str) -> dict[str, npt.NDArray[Any]]:
+        """The arrays that store these postings under `prefix` in a segment part."""
+        out: dict[str, npt.NDArray[Any]] = {f"{prefix}.keys": self.keys, f"{prefix}.off": self.offsets}
+        out[f"{prefix}.ids"] = self.ids
+        if self.values is not None:
+            out[f"{prefix}.values"] = self.values
         return out
 
-    def with_changes(self, added: PostingLists, n_ids: int, dead_ids: U32, n_added_ids: int) -> SegmentedPostings:
-        """Add the postings of new ids (all >= the current id count, < n_ids) and kill `dead_ids`."""
-        alive = np.zeros(n_ids, dtype=np.bool_)
-        alive[: self.alive.size] = self.alive
-        alive[self.alive.size :] = True
-        newly_dead = dead_ids[alive[dead_ids]] if dead_ids.size else dead_ids
-        alive[newly_dead] = False
-        delta = self.delta.merged(added)
-        dead = self.dead_with_postings + int(newly_dead.size)
-        owners = self.ids_with_postings + n_added_ids
-        if delta.size > DELTA_MERGE_POSTINGS or (owners and dead > TOMBSTONE_MERGE_FRACTION * owners):
-            base = self.base.merged(delta).filtered(alive)
-            return SegmentedPostings(base, PostingLists.empty(base.values is not None), alive, 0, owners - dead)
-        return SegmentedPostings(self.base, delta, alive, dead, owners)
+    @staticmethod
+    def from_arrays(arrays: Mapping[str, npt.NDArray[Any]], prefix: str) -> PostingLists:
+        """Postings stored with `to_arrays` (views: nothing is copied)."""
+        values_name = f"{prefix}.values"
+        return PostingLists(
+            keys=arrays[f"{prefix}.keys"],
+            offsets=arrays[f"{prefix}.off"],
+            ids=arrays[f"{prefix}.ids"],
+            values=arrays.get(values_name, None),
+        )
+
+    def slice(self, start: int, end: int) -> tuple[U32, F32 | None]:
+        """The ids (and values) of positions [start, end)."""
+        return self.ids[start:end], None if self.values is None else self.values[start:end]

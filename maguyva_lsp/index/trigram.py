@@ -1,21 +1,28 @@
 """Trigram index: each byte trigram of a document's lower-cased UTF-8 text → the documents (files) that contain it.
 
 The index only narrows: one index serves case-sensitive and case-insensitive search, and verification on the text
-decides. Immutable: `with_changes` returns a new index sharing the untouched arrays, so readers never see a mix.
+decides. Postings are built per segment (`trigram_arrays`, stored in the segment's text part) and read over a
+snapshot of the segments (`TrigramIndex`), dead files masked, so readers never see a mix.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import numpy.typing as npt
 
-from maguyva_lsp.index.text_postings import U32, PostingLists, SegmentedPostings
-from maguyva_lsp.model import Chunk, FileAnalysis, PathClass
+from maguyva_lsp.index.analysis_columns import CoreColumns
+from maguyva_lsp.index.text_postings import U32, PostingLists
+from maguyva_lsp.model import Chunk
+from maguyva_lsp.store.container import Array
+
+if TYPE_CHECKING:
+    from maguyva_lsp.index.segment_set import Segment, SegmentSet
 
 TRIGRAM_LEN = 3
 _CODE_SPACE = 1 << (8 * TRIGRAM_LEN)
@@ -130,16 +137,38 @@ def any_of(subs: Iterable[TrigramQuery]) -> TrigramQuery:
     return TrigramQuery("or", frozenset(grams), tuple(dict.fromkeys(kept)))
 
 
-@dataclass(frozen=True, slots=True)
 class TextDocument:
-    """What the text retriever keeps of one file: its text (shared with the analysis, not copied) and chunks."""
+    """What text search reads of one file, made on demand from its segment's columns: its text is decoded when
+    first read, its chunks built when first asked for; the view lives as long as the query that made it."""
 
-    doc_id: int
-    path: str
-    text: str
-    path_class: PathClass
-    language: str | None
-    chunks: tuple[Chunk, ...]
+    __slots__ = ("_chunks", "_core", "_local", "_text", "doc_id", "language", "path", "path_class")
+
+    def __init__(self, doc_id: int, core: CoreColumns, local: int) -> None:
+        self.doc_id = doc_id
+        self._core = core
+        self._local = local
+        self.path = core.paths[local]
+        self.path_class = core.path_class(local)
+        self.language = core.language(local)
+        self._text: str | None = None
+        self._chunks: tuple[Chunk, ...] | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self._core.text(self._local)
+        return self._text
+
+    @property
+    def size(self) -> int:
+        """Bytes of the file's UTF-8 text (what a scan cap counts without decoding it)."""
+        return self._core.text_size(self._local)
+
+    @property
+    def chunks(self) -> tuple[Chunk, ...]:
+        if self._chunks is None:
+            self._chunks = self._core.chunks(self._local, self.text)
+        return self._chunks
 
 
 def _intersect(a: U32, b: U32) -> U32:
@@ -165,9 +194,12 @@ def _unique_codes(data: bytes, scratch: npt.NDArray[np.int32] | None) -> U32:
     return kept
 
 
-def _build_postings(docs: Sequence[TextDocument]) -> PostingLists:
-    """Postings of new documents (ids ascending), deduplicated per document."""
-    datas = [utf8(doc.text).lower() for doc in docs]
+def trigram_arrays(core: CoreColumns) -> dict[str, Array]:
+    """The trigram part of a segment: postings (trigram code → local file ids) and the files with ASCII-folding
+    characters, over every file of the segment."""
+    texts = core.text_blob()
+    offsets = core.text_offsets().tolist()
+    datas = [texts[a:b].tobytes().lower() for a, b in itertools.pairwise(offsets)]
     scratch = None
     if sum(len(d) for d in datas) >= SCRATCH_MIN_BYTES:
         scratch = getattr(_scratch, "table", None)
@@ -175,97 +207,52 @@ def _build_postings(docs: Sequence[TextDocument]) -> PostingLists:
             scratch = _scratch.table = np.empty(_CODE_SPACE, dtype=np.int32)
     per_doc = [_unique_codes(data, scratch) for data in datas]
     if scratch is not None:
-        _scratch.table = None  # 64 MB: not worth keeping between batches
-    if not per_doc:
-        return PostingLists.empty(False)
-    counts = np.array([codes.size for codes in per_doc], dtype=np.int64)
-    ids = np.repeat(np.array([doc.doc_id for doc in docs], dtype=np.uint32), counts)
-    return PostingLists.from_pairs(np.concatenate(per_doc), ids, None)
+        _scratch.table = None  # 64 MB: not worth keeping between segments
+    if per_doc:
+        counts = np.array([codes.size for codes in per_doc], dtype=np.int64)
+        ids = np.repeat(np.arange(len(per_doc), dtype=np.uint32), counts)
+        postings = PostingLists.from_pairs(np.concatenate(per_doc), ids, None)
+    else:
+        postings = PostingLists.empty(False)
+    folding = [i for i, data in enumerate(datas) if _has_ascii_folding_bytes(data)]
+    return {**postings.to_arrays("tri"), "tri.fold": np.array(folding, dtype=np.uint32)}
 
 
-def _has_ascii_folding(text: str) -> bool:
-    return not text.isascii() and any(char in text for char in ASCII_FOLDING_CHARS)
+_FOLDING_BYTES: tuple[bytes, ...] = tuple(utf8(c) for c in sorted(ASCII_FOLDING_CHARS))
+
+
+def _has_ascii_folding_bytes(data: bytes) -> bool:
+    """Whether UTF-8 text holds a character that case-insensitive matching equates with an ASCII letter (bytes
+    lower-casing leaves the multi-byte sequences alone)."""
+    return not data.isascii() and any(seq in data for seq in _FOLDING_BYTES)
 
 
 @dataclass(frozen=True, slots=True)
-class TrigramIndex:
-    """Documents by id and path, their trigram postings, and the bookkeeping for case-insensitive soundness."""
+class TrigramPostings:
+    """One segment's trigram part, over its arrays."""
 
-    docs: dict[int, TextDocument] = field(default_factory=dict)
-    by_path: dict[str, int] = field(default_factory=dict)
-    postings: SegmentedPostings = field(default_factory=lambda: SegmentedPostings.empty(False))
-    ascii_folding_ids: frozenset[int] = frozenset()
-    next_id: int = 0
-    total_chars: int = 0
+    postings: PostingLists
+    folding: U32
 
-    @property
-    def document_count(self) -> int:
-        return len(self.docs)
+    @staticmethod
+    def open(arrays: Mapping[str, Array]) -> TrigramPostings:
+        return TrigramPostings(PostingLists.from_arrays(arrays, "tri"), arrays["tri.fold"])
 
     @property
     def nbytes(self) -> int:
-        """Memory of the index structures (the texts are shared with the analyses and not counted)."""
-        return self.postings.nbytes
+        return self.postings.nbytes + int(self.folding.nbytes)
 
-    def document(self, path: str) -> TextDocument | None:
-        doc_id = self.by_path.get(path)
-        return None if doc_id is None else self.docs.get(doc_id)
+    def lookup_many(self, keys: U32) -> list[U32]:
+        starts, ends = self.postings.ranges(keys)
+        ids = self.postings.ids
+        return [ids[int(a) : int(b)] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
 
-    def with_changes(self, updated: Sequence[FileAnalysis], removed: Iterable[str]) -> TrigramIndex:
-        """A new index with `removed` forgotten and `updated` (re)indexed; a path in both ends up indexed."""
-        docs = dict(self.docs)
-        by_path = dict(self.by_path)
-        dead: list[int] = []
-        total_chars = self.total_chars
-        latest = {analysis.path: analysis for analysis in updated}
-        for path in [*removed, *latest]:
-            old = by_path.pop(path, None)
-            if old is not None:
-                dead.append(old)
-                total_chars -= len(docs.pop(old).text)
-        fresh: list[TextDocument] = []
-        next_id = self.next_id
-        for analysis in latest.values():
-            doc = TextDocument(
-                next_id,
-                analysis.path,
-                analysis.text,
-                analysis.file.path_class,
-                analysis.file.language,
-                analysis.chunks,
-            )
-            docs[next_id] = doc
-            by_path[doc.path] = next_id
-            total_chars += len(doc.text)
-            fresh.append(doc)
-            next_id += 1
-        postings = self.postings.with_changes(
-            _build_postings(fresh), next_id, np.array(dead, dtype=np.uint32), len(fresh)
-        )
-        folding = (self.ascii_folding_ids - set(dead)) | {doc.doc_id for doc in fresh if _has_ascii_folding(doc.text)}
-        return TrigramIndex(docs, by_path, postings, frozenset(folding), next_id, total_chars)
-
-    def live_ids(self) -> U32:
-        return np.flatnonzero(self.postings.alive).astype(np.uint32)
-
-    def candidates(self, query: TrigramQuery, *, ignore_case: bool) -> U32 | None:
-        """Live documents that may hold a match (sorted ids), or None when the query does not narrow at all."""
-        found = self._evaluate(query)
-        if found is None:
-            return None
-        if ignore_case and self.ascii_folding_ids:
-            found = np.union1d(found, np.array(sorted(self.ascii_folding_ids), dtype=np.uint32))
-        return found[self.postings.alive[found]]
-
-    def _posting_ids(self, trigrams: frozenset[int]) -> list[U32]:
-        keys = np.array(sorted(trigrams), dtype=np.uint32)
-        return [ids for ids, _ in self.postings.lookup_many(keys)]
-
-    def _evaluate(self, query: TrigramQuery) -> U32 | None:
+    def evaluate(self, query: TrigramQuery) -> U32 | None:
+        """Local ids of the files that may satisfy the query (sorted), or None when it does not narrow at all."""
         if query.op == "or":
             parts = [*self._posting_ids(query.trigrams)]
             for sub in query.subs:
-                found = self._evaluate(sub)
+                found = self.evaluate(sub)
                 if found is None:
                     return None
                 parts.append(found)
@@ -278,9 +265,96 @@ class TrigramIndex:
             if result.size == 0:
                 return result
         for sub in query.subs:
-            found = self._evaluate(sub)
+            found = self.evaluate(sub)
             if found is not None:
                 result = found if result is None else _intersect(result, found)
                 if result.size == 0:
                     return result
         return result
+
+    def _posting_ids(self, trigrams: frozenset[int]) -> list[U32]:
+        if not trigrams:
+            return []
+        keys = np.array(sorted(trigrams), dtype=np.uint32)
+        return [ids.astype(np.uint32, copy=False) for ids in self.lookup_many(keys)]
+
+
+class _LiveDocuments(Mapping[int, TextDocument]):
+    """Global document id → a view of the file, over the live files of every segment (ids in segment order)."""
+
+    __slots__ = ("_index",)
+
+    def __init__(self, index: TrigramIndex) -> None:
+        self._index = index
+
+    def __getitem__(self, doc_id: int) -> TextDocument:
+        index = self._index
+        position = int(np.searchsorted(index.bases, doc_id, side="right")) - 1
+        if position < 0 or position >= len(index.segments):
+            raise KeyError(doc_id)
+        segment = index.segments[position]
+        local = doc_id - int(index.bases[position])
+        if local >= segment.alive.size or not segment.alive[local]:
+            raise KeyError(doc_id)
+        return TextDocument(doc_id, segment.core, local)
+
+    def __iter__(self) -> Iterator[int]:
+        index = self._index
+        for base, segment in zip(index.bases.tolist(), index.segments, strict=False):
+            for local in np.flatnonzero(segment.alive).tolist():
+                yield base + local
+
+    def __len__(self) -> int:
+        return self._index.document_count
+
+    def values(self) -> Iterator[TextDocument]:  # type: ignore[override]
+        index = self._index
+        for base, segment in zip(index.bases.tolist(), index.segments, strict=False):
+            core = segment.core
+            for local in np.flatnonzero(segment.alive).tolist():
+                yield TextDocument(base + local, core, local)
+
+
+class TrigramIndex:
+    """The trigram side of text search over one snapshot of the segments: documents by global id (segment base +
+    local id), candidates for a trigram query with dead files masked, and the bookkeeping for case-insensitive
+    soundness. Never mutated: a new snapshot makes a new index."""
+
+    def __init__(self, snapshot: SegmentSet | None = None, part: str = "text") -> None:
+        self.segments: tuple[Segment, ...] = () if snapshot is None else snapshot.segments
+        sizes = [s.alive.size for s in self.segments]
+        self.bases = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))[: len(sizes)].astype(np.int64)
+        self._parts: list[TrigramPostings] = [s.part(part).trigrams for s in self.segments]
+        self.docs: Mapping[int, TextDocument] = _LiveDocuments(self)
+
+    @property
+    def document_count(self) -> int:
+        return sum(s.live_count for s in self.segments)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(p.nbytes for p in self._parts)
+
+    def document(self, path: str) -> TextDocument | None:
+        for position in range(len(self.segments) - 1, -1, -1):
+            segment = self.segments[position]
+            local = segment.core.local_id(path)
+            if local >= 0 and segment.alive[local]:
+                return TextDocument(int(self.bases[position]) + local, segment.core, local)
+        return None
+
+    def candidates(self, query: TrigramQuery, *, ignore_case: bool) -> U32 | None:
+        """Live documents that may hold a match (sorted global ids), or None when the query does not narrow at
+        all."""
+        found: list[npt.NDArray[np.int64]] = []
+        for base, segment, part in zip(self.bases.tolist(), self.segments, self._parts, strict=True):
+            local = part.evaluate(query)
+            if local is None:
+                return None
+            if ignore_case and part.folding.size:
+                local = np.union1d(local, part.folding)
+            local = local[segment.alive[local]] if local.size else local
+            found.append(local.astype(np.int64) + base)
+        if not found:
+            return None if query.is_all else _EMPTY_CODES
+        return np.concatenate(found).astype(np.uint32)

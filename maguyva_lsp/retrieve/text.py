@@ -4,11 +4,11 @@ losing a match that grep would find), and BM25 over chunks for natural-language 
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from maguyva_lsp.config import DEFAULT_LIMIT
 from maguyva_lsp.index.bm25 import Bm25Index, ScoredChunk, best_line
+from maguyva_lsp.index.segment_set import Segments, SegmentSet
 from maguyva_lsp.index.text_frames import frame_hits
 from maguyva_lsp.index.text_match import (
     Deadline,
@@ -28,6 +28,7 @@ from maguyva_lsp.index.text_message import (
     site_snippet,
     site_symbol,
 )
+from maguyva_lsp.index.text_part import TEXT_PART, TextPart
 from maguyva_lsp.index.text_regex import plan_regex
 from maguyva_lsp.index.text_results import TextMatches, run_matcher, scan_order
 from maguyva_lsp.index.trigram import TRIGRAM_LEN, TrigramIndex, TrigramQuery, all_of, string_trigrams, utf8
@@ -64,11 +65,11 @@ _NO_MATCHES = TextMatches(hits=(), files_matched=0, total_matches=0, candidates=
 
 @dataclass(frozen=True, slots=True)
 class _Snapshot:
-    """Everything a search reads, swapped in one assignment so that a reader sees the old or the new state."""
+    """Everything a search reads, over one snapshot of the segments: a reader sees the old or the new state."""
 
-    trigrams: TrigramIndex = field(default_factory=TrigramIndex)
-    bm25: Bm25Index = field(default_factory=Bm25Index)
-    applied: bool = False
+    segments: SegmentSet
+    trigrams: TrigramIndex
+    bm25: Bm25Index
 
 
 def _check_length(kind: str, text: str) -> None:
@@ -90,9 +91,20 @@ class TextRetriever:
     Partial results while the workspace is still being indexed are the engine's to report, not this retriever's.
     """
 
-    def __init__(self) -> None:
-        self._state = _Snapshot()
-        self._writer = threading.Lock()
+    def __init__(self, segments: Segments | None = None) -> None:
+        """Over the engine's segments (their text part), or over segments of its own (then `apply` feeds them)."""
+        self._owned = segments is None
+        self._segments = segments if segments is not None else Segments(None, (TextPart(),))
+        self._cached: _Snapshot | None = None
+
+    @property
+    def _state(self) -> _Snapshot:
+        """The views of the current snapshot, made once per snapshot."""
+        current = self._segments.current
+        cached = self._cached
+        if cached is None or cached.segments is not current:
+            cached = self._cached = _Snapshot(current, TrigramIndex(current, TEXT_PART), Bm25Index(current, TEXT_PART))
+        return cached
 
     @property
     def name(self) -> Modality:
@@ -108,23 +120,20 @@ class TextRetriever:
 
     @property
     def memory_bytes(self) -> int:
-        """Bytes held by the index structures (texts and chunks are shared with the analyses, not counted)."""
+        """Bytes of the postings (mapped from the store: resident only where queries touched them)."""
         state = self._state
         return state.trigrams.nbytes + state.bm25.nbytes
 
     def status(self) -> RetrieverStatus:
-        if not self._state.applied:
+        if not self._segments.ready:
             return RetrieverStatus(available=False, reason="no files indexed yet")
         return RetrieverStatus(available=True)
 
     def apply(self, batch: ChangeBatch) -> None:
-        with self._writer:
-            state = self._state
-            self._state = _Snapshot(
-                state.trigrams.with_changes(batch.updated, batch.removed),
-                state.bm25.with_changes(batch.updated, batch.removed),
-                applied=True,
-            )
+        """Index a batch, when the retriever keeps segments of its own; the engine's segments are fed by the engine
+        (one segment per batch for every retriever that reads them), so this does nothing then."""
+        if self._owned:
+            self._segments.save(batch.updated, batch.removed)
 
     def search(self, query: RetrievalQuery, limit: int) -> list[Hit]:
         if limit <= 0:

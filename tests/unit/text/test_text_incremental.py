@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from text_corpus import ALL, FILES, analyze_path, analyze_tree, build, write_tree
 
-from maguyva_lsp.index import text_postings
+from maguyva_lsp.index import segment_set
 from maguyva_lsp.model import ChangeBatch, Hit
 from maguyva_lsp.retrieve.text import TextRetriever
 
@@ -53,7 +53,7 @@ REMOVED = ["src/app.js", "src/tiny.txt"]
 @pytest.mark.parametrize("merge_every_time", [False, True])
 def test_updates_equal_a_fresh_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, merge_every_time: bool) -> None:
     if merge_every_time:
-        monkeypatch.setattr(text_postings, "DELTA_MERGE_POSTINGS", 0)
+        monkeypatch.setattr(segment_set, "MAX_SEGMENTS", 1)
     root = tmp_path / "ws"
     write_tree(root, FILES)
     incremental = build(root)

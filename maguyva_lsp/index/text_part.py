@@ -1,0 +1,40 @@
+"""The text retriever's part of each segment: trigram postings of the files and BM25 postings of the chunks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from maguyva_lsp.index.analysis_columns import CoreColumns
+from maguyva_lsp.index.bm25 import Bm25Postings, bm25_arrays
+from maguyva_lsp.index.trigram import TrigramPostings, trigram_arrays
+from maguyva_lsp.store.container import Array
+
+TEXT_PART = "text"
+# 1: trigram postings, ASCII-folding files, BM25 postings with term frequencies, chunk lengths and files.
+TEXT_PART_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class TextSegment:
+    """What text search reads of one segment."""
+
+    trigrams: TrigramPostings
+    bm25: Bm25Postings
+
+    @property
+    def nbytes(self) -> int:
+        return self.trigrams.nbytes + self.bm25.nbytes
+
+
+class TextPart:
+    """Builds and opens the text part (see index/segment_parts.py for the contract)."""
+
+    name = TEXT_PART
+    version = TEXT_PART_VERSION
+
+    def build(self, core: CoreColumns) -> dict[str, Array]:
+        return {**trigram_arrays(core), **bm25_arrays(core)}
+
+    def open(self, arrays: Mapping[str, Array], core: CoreColumns) -> TextSegment:
+        return TextSegment(TrigramPostings.open(arrays), Bm25Postings.open(arrays))
