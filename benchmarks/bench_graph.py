@@ -33,7 +33,7 @@ from corpus import stdlib_python_files, stdlib_root
 
 from maguyva_lsp.graph import queries
 from maguyva_lsp.graph.build import CodeGraph
-from maguyva_lsp.graph.centrality import DAMPING, pagerank
+from maguyva_lsp.graph.centrality import DAMPING, compute_centrality, live_uses, pagerank
 from maguyva_lsp.graph.model import GUESS_WEIGHT, RESOLVED_WEIGHT, symbol_id
 from maguyva_lsp.graph.modules import python_components
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, PathClass, SourceFile
@@ -82,36 +82,41 @@ def build(analyses: list[FileAnalysis], use_tracemalloc: bool) -> tuple[CodeGrap
 
 
 def time_pagerank(graph: CodeGraph) -> dict[str, float]:
-    with graph.lock:
-        prepared = graph.state.matrix.prepare()
-    start = time.perf_counter()
-    prepared.compute()
-    snapshot_s = time.perf_counter() - start
+    """Our PageRank of the snapshot (matrix assembly from the use columns included, and the power iteration alone)
+    against networkx's on the same weighted graph."""
     import numpy as np
     import scipy.sparse as sp
 
-    keep = prepared.live[prepared.sources] & prepared.live[prepared.targets]
-    size = len(prepared.live)
-    matrix = sp.csr_array(
-        (prepared.weights[keep], (prepared.sources[keep], prepared.targets[keep])), shape=(size, size)
-    )
+    state = graph.state
+    start = time.perf_counter()
+    compute_centrality(state)
+    snapshot_s = time.perf_counter() - start
+    uses = live_uses(state)
+    size = state.slot_count
+    voting = uses.voting
+    matrix = sp.csr_array((uses.weight[voting], (uses.source[voting], uses.target[voting])), shape=(size, size))
     matrix.sum_duplicates()
+    live = state.live_nodes()
     iteration = []
     for _ in range(PAGERANK_REPEATS):
         start = time.perf_counter()
-        ours = pagerank(matrix, prepared.live)
+        ours = pagerank(matrix, live)
         iteration.append(time.perf_counter() - start)
+    reference_graph = nx.DiGraph()
+    slots = np.flatnonzero(live).tolist()
+    reference_graph.add_nodes_from(slots)
+    rows, cols = matrix.nonzero()
+    reference_graph.add_weighted_edges_from(zip(rows.tolist(), cols.tolist(), matrix.data.tolist(), strict=True))
     start = time.perf_counter()
-    reference = nx.pagerank(graph.state.graph, alpha=DAMPING, weight="weight")
+    reference = nx.pagerank(reference_graph, alpha=DAMPING, weight="weight")
     networkx_s = time.perf_counter() - start
-    slot_of = prepared.slot_of
-    worst = max(abs(reference[n] - float(ours[slot_of[n]])) for n in reference)
+    worst = max(abs(reference[n] - float(ours[n])) for n in reference) if reference else 0.0
     return {
         "snapshot_s": snapshot_s,
         "power_iteration_s": min(iteration),
         "networkx_pagerank_s": networkx_s,
         "max_abs_diff_vs_networkx": worst,
-        "mean_normalised": float(np.mean([graph.scores.of(n) for n in graph.state.graph.nodes])),
+        "mean_normalised": float(np.mean(graph.scores.values[live])) if slots else 0.0,
     }
 
 
@@ -135,7 +140,7 @@ def time_incremental(graph: CodeGraph, analyses: list[FileAnalysis]) -> dict[str
 def draw_sample(graph: CodeGraph, size: int) -> list[dict[str, Any]]:
     """A seeded sample of functions and methods outside test folders (dunder methods excluded)."""
     candidates = []
-    for node in graph.state.nodes.values():
+    for node in (n for node_id in graph.node_ids() if (n := graph.state.node(node_id)) is not None):
         if node.kind not in ("function", "method"):
             continue
         if node.name.startswith("__") and node.name.endswith("__"):
@@ -215,7 +220,7 @@ def ask_jedi(root: Path, sample: list[dict[str, Any]], truth: dict[str, Any]) ->
 
 
 def _in_corpus(path: str, graph: CodeGraph) -> bool:
-    return path in graph.state.records
+    return graph.state.has_file(path)
 
 
 def quality(graph: CodeGraph, root: Path, size: int, refresh: bool) -> dict[str, Any]:
@@ -245,7 +250,7 @@ def quality(graph: CodeGraph, root: Path, size: int, refresh: bool) -> dict[str,
         if "error" in answer:
             failed += 1
             continue
-        if node_id not in graph.state.nodes:
+        if not graph.state.has_node(node_id):
             missing += 1
             continue
         used += 1
@@ -264,7 +269,8 @@ def quality(graph: CodeGraph, root: Path, size: int, refresh: bool) -> dict[str,
             impacted = queries.impact(graph.state, graph.scores, [node_id], max_depth=1, min_weight=threshold)
             scopes = set()
             for i in impacted:
-                node = graph.state.nodes[i.node_id]
+                node = graph.state.node(i.node_id)
+                assert node is not None
                 scopes.add((node.path, -1 if node.is_module else node.name_span.start_line))
             c["itp"] += len(scopes & expected_scopes)
             c["ifp"] += len(scopes - expected_scopes)
@@ -305,7 +311,7 @@ def _extras(graph: CodeGraph, truth: dict[str, Any]) -> dict[str, tuple[dict[str
         key = f"{item['path']}::{item['qualified_name']}"
         answer = truth["answers"].get(key, {})
         node_id = symbol_id(item["path"], item["qualified_name"])
-        if "error" in answer or node_id not in graph.state.nodes:
+        if "error" in answer or not graph.state.has_node(node_id):
             continue
         expected = {tuple(r) for r in answer["refs"]}
         for use in queries.references(graph.state, [node_id], min_weight=0.0):

@@ -1,9 +1,11 @@
-"""The code graph: symbol and module nodes with call/import/inherit/reference edges in a networkx DiGraph, kept up to
-date file by file, with PageRank recomputed after each batch into a new snapshot while searches read the old one.
+"""The code graph, kept up to date file by file: each batch makes a new columnar snapshot (a base segment plus a
+small delta segment of the files it re-wrote), with PageRank recomputed for it; searches read the previous snapshot
+until the new one is swapped in.
 
-Incremental rule: a batch replaces exactly the nodes and outgoing edges of its files, then re-resolves every other
-file whose resolution consulted a key the batch changed (a name defined or removed, a module appearing, a class's
-bases, another file's import bindings), so the result equals a fresh build of the same files.
+Incremental rule: a batch replaces exactly the nodes and uses of its files, then re-resolves every other file whose
+resolution consulted a key the batch changed (a name defined or removed, a module appearing, a class's bases,
+another file's import bindings), so the result equals a fresh build of the same files. Resolution reads the snapshot
+through `ResolutionIndex`, which makes records and nodes from the columns only as the resolver asks for them.
 """
 
 from __future__ import annotations
@@ -11,192 +13,228 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from typing import TypeVar
 
-import networkx as nx
+import numpy as np
+import numpy.typing as npt
 
-from maguyva_lsp.graph.centrality import CentralityScores, EdgeMatrix
+from maguyva_lsp.graph.centrality import CentralityScores, compute_centrality, live_uses
 from maguyva_lsp.graph.model import EdgeSite, SymbolNode
-from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleIndex, system_of
+from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleKey, is_init_file, module_keys, system_of
 from maguyva_lsp.graph.records import DepKey, FileRecord, build_record, changed_keys
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
+from maguyva_lsp.graph.segment import FileEntry, GraphSegment, SegmentBuilder
+from maguyva_lsp.graph.snapshot import GraphSnapshot
+from maguyva_lsp.graph.strings import StringTable
 from maguyva_lsp.heap import collector_paused
-from maguyva_lsp.model import ChangeBatch, FileAnalysis
-from maguyva_lsp.tokens import split_identifier
+from maguyva_lsp.model import ChangeBatch, FileAnalysis, PathClass
+from maguyva_lsp.scan.classify import classify_path
 
 log = logging.getLogger(__name__)
 
-# A batch touching more than this share of the known files is built as a fresh state beside the current one (which
-# keeps answering meanwhile) instead of being applied in place under the lock.
+# A batch touching more than this share of the known files is built as a fresh snapshot from all records.
 REBUILD_FRACTION = 0.5
+# The delta segment is merged into the base once its rows exceed this share of the base's: each row is then copied
+# a bounded number of times, and lookups consult at most two segments.
+MERGE_FRACTION = 0.25
 
 
-class GraphState:
-    """Nodes, edges and the tables resolution reads. Mutated only by the single writer."""
+def empty_snapshot(strings: StringTable | None = None) -> GraphSnapshot:
+    return GraphSnapshot.make(strings or StringTable.empty(), [], [])
 
-    def __init__(self) -> None:
-        self.graph: nx.DiGraph = nx.DiGraph()
-        self.records: dict[str, FileRecord] = {}
-        self.nodes: dict[str, SymbolNode] = {}
-        self.by_name: dict[str, set[str]] = defaultdict(set)
-        self.words: dict[str, set[str]] = defaultdict(set)  # lower-case sub-word → the definition names holding it
-        self.modules = ModuleIndex()
-        # Answers shared across the files of one resolution pass (module files, re-exports, bases); cleared when
-        # the tables change.
-        self.memo: dict[tuple[object, ...], tuple[list[str], frozenset[DepKey]]] = {}
-        self.matrix = EdgeMatrix()
-        self.site_counts: dict[str, int] = {}  # uses behind each file's outgoing edges
-        self._dependents: dict[DepKey, set[str]] = defaultdict(set)
-        self._deps_of: dict[str, frozenset[DepKey]] = {}
 
-    def apply(self, updated: Iterable[FileRecord], removed: Iterable[str]) -> int:
-        """Replace the given files' records (and drop the removed paths); returns how many files were resolved."""
-        new_records = {r.path: r for r in updated}
-        gone = {p for p in removed if p not in new_records}
-        paths = sorted(gone | set(new_records))
-        keys: set[DepKey] = set()
-        families: set[str | None] = set()
-        for path in paths:
-            old, new = self.records.get(path), new_records.get(path)
-            keys |= changed_keys(old, new)
-            families.update((r.system or r.language) for r in (old, new) if r is not None)
-        before = self._crowding(keys)
-        for path in paths:
-            keys |= self._replace(self.records.get(path), new_records.get(path))
-        after = self._crowding(keys)
-        keys -= {k for k in before if _still_crowded(before[k], after[k], families)}
-        self.memo.clear()
-        affected = set(new_records)
-        for key in keys:
-            affected |= self._dependents.get(key, set())
-        affected &= set(self.records)
-        for path in sorted(affected):
-            self._resolve(self.records[path])
-        self.memo.clear()
-        return len(affected)
+_V = TypeVar("_V")
 
-    def _crowding(self, keys: set[DepKey]) -> dict[DepKey, dict[str | None, int]]:
-        """For project-wide name lookups (top-level or member definitions of a name), the candidates per language
-        family: past MAX_CANDIDATES they give no edges, so a change among them changes no answer."""
-        out: dict[DepKey, dict[str | None, int]] = {}
-        for key in keys:
-            if key[0] not in ("g", "mb"):
-                continue
-            counts: dict[str | None, int] = defaultdict(int)
-            for node_id in self.by_name.get(str(key[1]), ()):
-                node = self.nodes[node_id]
-                if (node.member if key[0] == "mb" else node.toplevel) and (record := self.records.get(node.path)):
-                    counts[record.system or record.language] += 1
-            out[key] = counts
-        return out
 
-    def _replace(self, old: FileRecord | None, new: FileRecord | None) -> set[DepKey]:
-        """Swap one file's nodes and module entries; returns the module/package keys that changed."""
-        keys: set[DepKey] = set()
-        path = new.path if new is not None else old.path if old is not None else ""
-        new_ids = {n.node_id: n for n in ([new.module_node, *new.symbols.values()] if new else [])}
-        if old is not None:
-            for node_id in old.node_ids():
-                if node_id not in new_ids:
-                    self._drop_node(node_id)
-            self._forget_edges(old)
-            if new is None or new.language != old.language:
-                keys |= self._module_keys(self.modules.remove(path), old)
-        if new is None:
-            self.records.pop(path, None)
-            self.site_counts.pop(path, None)
-            self.matrix.remove_file(path)
-            self._set_deps(path, frozenset())
-            return keys
-        for node in new_ids.values():
-            self._put_node(node)
-        if old is None or new.language != old.language:
-            keys |= self._module_keys(self.modules.add(path, new.language), new)
-        self.records[path] = new
-        return keys
+class _Loaded(dict[str, _V]):
+    """A dict that loads a missing key on first use (C-speed hits for the resolver's many lookups); the loader's
+    None means absent, remembered too."""
 
-    def _module_keys(self, module_keys: set[tuple[str, tuple[str, ...]]], record: FileRecord) -> set[DepKey]:
-        keys: set[DepKey] = {("m", k) for k in module_keys}
-        if record.system in PACKAGE_SYSTEMS:
-            keys.add(("d", record.system, record.path.rpartition("/")[0]))
-        return keys
+    def __init__(self, loader: Callable[[str], _V | None], preset: dict[str, _V], absent: Iterable[str] = ()) -> None:
+        super().__init__(preset)
+        self._loader = loader
+        self._absent = set(absent)
 
-    def _put_node(self, node: SymbolNode) -> None:
-        previous = self.nodes.get(node.node_id)
-        if previous is not None and previous.name != node.name:
-            self._unname(previous)
-        self.nodes[node.node_id] = node
-        self.graph.add_node(node.node_id, node=node)
-        if not node.is_module:
-            holders = self.by_name[node.name]
-            if not holders:
-                for word in set(split_identifier(node.name)):
-                    self.words[word].add(node.name)
-            holders.add(node.node_id)
-        self.matrix.add_node(node.node_id, node.path)
-
-    def _unname(self, node: SymbolNode) -> None:
-        holders = self.by_name.get(node.name)
-        if holders is None:
-            return
-        holders.discard(node.node_id)
-        if holders:
-            return
-        del self.by_name[node.name]
-        for word in set(split_identifier(node.name)):
-            names = self.words.get(word)
-            if names is not None:
-                names.discard(node.name)
-                if not names:
-                    del self.words[word]
-
-    def _drop_node(self, node_id: str) -> None:
-        node = self.nodes.pop(node_id, None)
-        if node is None:
-            return
-        if not node.is_module:
-            self._unname(node)
-        if self.graph.has_node(node_id):
-            self.graph.remove_node(node_id)
-        self.matrix.remove_node(node_id)
-
-    def _forget_edges(self, record: FileRecord) -> None:
-        graph = self.graph
-        for node_id in record.node_ids():
-            if graph.has_node(node_id):
-                graph.remove_edges_from(list(graph.out_edges(node_id)))
-
-    def _resolve(self, record: FileRecord) -> None:
-        """(Re)compute one file's outgoing edges and remember what its answers depended on."""
-        self._forget_edges(record)
-        resolved = resolve_file(self, record)
-        grouped: dict[tuple[str, str], list[EdgeSite]] = defaultdict(list)
-        for source, target, site in resolved.edges:
-            if target in self.nodes:
-                grouped[(source, target)].append(site)
-        weighted: list[tuple[str, str, float]] = []
-        for (source, target), sites in grouped.items():
-            weight = sum(s.weight for s in sites)
-            self.graph.add_edge(source, target, sites=tuple(sites), weight=weight)
-            weighted.append((source, target, weight))
-        self.matrix.set_edges(record.path, weighted)
-        self.site_counts[record.path] = sum(len(sites) for sites in grouped.values())
-        self._set_deps(record.path, frozenset(resolved.deps))
-
-    def _set_deps(self, path: str, deps: frozenset[DepKey]) -> None:
-        old = self._deps_of.get(path, frozenset())
-        for key in old - deps:
-            holders = self._dependents.get(key)
-            if holders is not None:
-                holders.discard(path)
-                if not holders:
-                    del self._dependents[key]
-        for key in deps - old:
-            self._dependents[key].add(path)
-        if deps:
-            self._deps_of[path] = deps
+    def load(self, key: str) -> _V | None:
+        if key in self._absent:
+            return None
+        value = self._loader(key)
+        if value is None:
+            self._absent.add(key)
         else:
-            self._deps_of.pop(path, None)
+            dict.__setitem__(self, key, value)
+        return value
+
+    def __missing__(self, key: str) -> _V:
+        value = self.load(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def get(self, key: str, default: _V | None = None, /) -> _V | None:  # type: ignore[override]
+        value = dict.get(self, key)
+        if value is None:
+            value = self.load(key)
+        return default if value is None else value
+
+    def __contains__(self, key: object, /) -> bool:
+        return dict.__contains__(self, key) or (isinstance(key, str) and self.load(key) is not None)
+
+
+class ResolutionIndex:
+    """What resolution reads during one batch: the snapshot's files, overridden by `overlay` (a path mapped to None
+    is gone), each record, node and name list made from the columns once and kept for the pass."""
+
+    def __init__(
+        self,
+        snapshot: GraphSnapshot,
+        overlay: dict[str, FileRecord | None],
+        keys: dict[str, tuple[ModuleKey, ...]] | None = None,
+    ) -> None:
+        self.snapshot = snapshot
+        self.overlay = overlay
+        self.memo: dict[tuple[object, ...], tuple[list[str], frozenset[DepKey]]] = {}
+        self.module_keys: dict[str, tuple[ModuleKey, ...]] = dict(keys or {})  # files whose keys are not stored
+        self._file_facts: dict[str, tuple[bool, str | None, str | None]] = {}
+        self._rekeyed = set(self.module_keys)  # files whose stored module keys do not hold in this pass
+        own_nodes: dict[str, SymbolNode] = {}
+        self._own_named: dict[str, set[str]] = defaultdict(set)
+        self._own_keyed: dict[ModuleKey, set[str]] = defaultdict(set)
+        self._own_packages: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for record in overlay.values():
+            if record is None:
+                continue
+            for node in (record.module_node, *record.symbols.values()):
+                own_nodes[node.node_id] = node
+                if not node.is_module:
+                    self._own_named[node.name].add(node.node_id)
+            if record.system in PACKAGE_SYSTEMS:
+                self._own_packages[(record.system, record.path.rpartition("/")[0])].add(record.path)
+        for path, path_keys in self.module_keys.items():
+            for key in path_keys:
+                self._own_keyed[key].add(path)
+        present = {p: r for p, r in overlay.items() if r is not None}
+        gone = [p for p, r in overlay.items() if r is None]
+        # The loaders hold the snapshot and the overlay, not this index: no reference cycle, so a pass's caches are
+        # freed as soon as it ends (the collector is paused meanwhile).
+        self.records: _Loaded[FileRecord] = _Loaded(partial(_stored_record, snapshot, overlay), present, gone)
+        self.nodes: _Loaded[SymbolNode] = _Loaded(partial(_stored_node, snapshot, overlay), own_nodes)
+        self.by_name: _Loaded[frozenset[str]] = _Loaded(
+            partial(_stored_named, snapshot, overlay, self.nodes, self._own_named), {}
+        )
+        self._hidden_paths: npt.NDArray[np.int32] | None = None
+
+    @property
+    def modules(self) -> ResolutionIndex:
+        """The module table is this index (`files`, `keys_of`, `package_files`); no stored back-reference, so no
+        reference cycle keeps a pass's caches alive for the collector."""
+        return self
+
+    def files(self, key: ModuleKey) -> frozenset[str]:
+        return self.files_of(key)
+
+    def hidden(self, path: str) -> bool:
+        """Whether the snapshot's copy of a file is overridden in this pass."""
+        return path in self.overlay
+
+    def full_record(self, path: str) -> FileRecord | None:
+        """A file's record with every use, to resolve it."""
+        record = self.records.get(path)
+        if record is not None and not record.complete:
+            record = self.snapshot.record(path)
+            if record is not None:
+                self.records[path] = record
+        return record
+
+    def named(self, name: str) -> frozenset[str]:
+        """Ids of the definitions (not file nodes) with this name."""
+        return self.by_name.get(name) or frozenset()
+
+    def named_in(self, name: str, family: str | None, *, members: bool) -> list[str]:
+        """Ids of the members of classes (or the top-level definitions) with this name in files of this language
+        family, sorted: what `by_name` filtered by node and file would give, read from the columns at once."""
+        own = self.nodes
+        found = [
+            n
+            for n in self._own_named.get(name, ())
+            if (own[n].member if members else own[n].toplevel) and self.family(own[n].path) == (True, family)
+        ]
+        if self._hidden_paths is None:
+            strings = self.snapshot.strings
+            self._hidden_paths = np.array([strings.find(p) for p in self.overlay], dtype=np.int32)
+        found.extend(self.snapshot.named_in(name, family, members=members, hidden=self._hidden_paths))
+        return sorted(found)
+
+    def _facts(self, path: str) -> tuple[bool, str | None, str | None]:
+        """(whether the file is known, its module system, its language)."""
+        facts = self._file_facts.get(path)
+        if facts is None:
+            if path in self.overlay:
+                record = self.overlay[path]
+                facts = (False, None, None) if record is None else (True, record.system, record.language)
+            else:
+                facts = self.snapshot.file_facts(path)
+            self._file_facts[path] = facts
+        return facts
+
+    def family(self, path: str) -> tuple[bool, str | None]:
+        known, system, language = self._facts(path)
+        return (known, system or language)
+
+    def system(self, path: str) -> str | None:
+        return self._facts(path)[1]
+
+    def keys_of(self, path: str) -> tuple[ModuleKey, ...]:
+        keys = self.module_keys.get(path)
+        if keys is None:
+            keys = self.module_keys[path] = () if path in self.overlay else self.snapshot.module_keys(path)
+        return keys
+
+    def files_of(self, key: ModuleKey) -> frozenset[str]:
+        stored = {p for p in self.snapshot.module_files(key) if not self.hidden(p) and p not in self._rekeyed}
+        return frozenset(stored | self._own_keyed.get(key, set()))
+
+    def package_files(self, path: str) -> frozenset[str]:
+        system = self.system(path)
+        if system not in PACKAGE_SYSTEMS:
+            return frozenset()
+        folder = path.rpartition("/")[0]
+        stored = {p for p in self.snapshot.package_files(system, folder) if not self.hidden(p)}
+        return frozenset(stored | self._own_packages.get((system, folder), set()))
+
+    def is_package(self, folder: str) -> bool:
+        """Whether a folder holds a live `__init__.py` (the workspace root never counts, as Python's own)."""
+        if not folder:
+            return False
+        init = f"{folder}/__init__.py"
+        return is_init_file(init, self.system(init))
+
+
+def _stored_record(snapshot: GraphSnapshot, overlay: dict[str, FileRecord | None], path: str) -> FileRecord | None:
+    """A stored file's record as other files' resolution reads it (without its own uses)."""
+    return None if path in overlay else snapshot.record(path, complete=False)
+
+
+def _stored_node(snapshot: GraphSnapshot, overlay: dict[str, FileRecord | None], node_id: str) -> SymbolNode | None:
+    node = snapshot.node(node_id)
+    return None if node is None or node.path in overlay else node
+
+
+def _stored_named(
+    snapshot: GraphSnapshot,
+    overlay: dict[str, FileRecord | None],
+    nodes: dict[str, SymbolNode],
+    own: dict[str, set[str]],
+    name: str,
+) -> frozenset[str] | None:
+    stored: set[str] = set()
+    for node in snapshot.named_nodes(name):
+        if node.path not in overlay:
+            stored.add(node.node_id)
+            nodes.setdefault(node.node_id, node)
+    return frozenset(stored | own.get(name, set())) or None
 
 
 def _belongs(analysis: FileAnalysis) -> bool:
@@ -211,19 +249,56 @@ def _still_crowded(before: dict[str | None, int], after: dict[str | None, int], 
     return all(min(before.get(f, 0), after.get(f, 0)) > MAX_CANDIDATES + 1 for f in families)
 
 
+def _crowding(index: ResolutionIndex, keys: set[DepKey]) -> dict[DepKey, dict[str | None, int]]:
+    """For project-wide name lookups (top-level or member definitions of a name), the candidates per language
+    family: past MAX_CANDIDATES they give no edges, so a change among them changes no answer."""
+    out: dict[DepKey, dict[str | None, int]] = {}
+    for key in keys:
+        if key[0] not in ("g", "mb"):
+            continue
+        counts: dict[str | None, int] = defaultdict(int)
+        for node_id in index.named(str(key[1])):
+            node = index.nodes[node_id]
+            known, family = index.family(node.path)
+            if (node.member if key[0] == "mb" else node.toplevel) and known:
+                counts[family] += 1
+        out[key] = counts
+    return out
+
+
+def _is_test(path: str) -> bool:
+    return classify_path(path) is PathClass.TEST
+
+
+def _resolve(index: ResolutionIndex, record: FileRecord) -> FileEntry:
+    """One file's uses (to targets that exist) and the keys its answers depended on."""
+    resolved = resolve_file(index, record)
+    nodes = index.nodes
+    sites = [(source, target, site) for source, target, site in resolved.edges if target in nodes]
+    return FileEntry(record, sites, frozenset(resolved.deps), index.keys_of(record.path), _is_test(record.path))
+
+
 class CodeGraph:
-    """The graph a retriever queries: one writer applies batches, any number of readers query meanwhile.
+    """The graph a retriever queries: one writer applies batches; readers take `state` (an immutable snapshot) and
+    `scores` (its centrality) and never wait for the writer."""
 
-    Readers take `lock` for the length of one query; the writer holds it while it mutates the state in place, or
-    builds a large batch into a fresh state without it and swaps the state in. Centrality is computed after each
-    batch outside the lock and swapped in as one reference (the previous snapshot serves until then).
-    """
-
-    def __init__(self) -> None:
-        self.lock = threading.RLock()
-        self.state = GraphState()
-        self.scores = CentralityScores()
+    def __init__(self, snapshot: GraphSnapshot | None = None, scores: CentralityScores | None = None) -> None:
+        state = snapshot if snapshot is not None else empty_snapshot()
+        self._view = (state, scores if scores is not None else compute_centrality(state))
         self._writer = threading.Lock()
+        self._edge_count: tuple[GraphSnapshot, int] | None = None  # distinct node pairs, counted when asked
+
+    @property
+    def state(self) -> GraphSnapshot:
+        return self._view[0]
+
+    @property
+    def scores(self) -> CentralityScores:
+        return self._view[1]
+
+    def view(self) -> tuple[GraphSnapshot, CentralityScores]:
+        """The current snapshot and its centrality, taken together."""
+        return self._view
 
     def apply(self, batch: ChangeBatch) -> None:
         """Index the batch's files (replacing their old state) and forget its removed paths."""
@@ -232,28 +307,162 @@ class CodeGraph:
             # A file that no longer belongs (its code is gone) leaves like a removed one.
             removed = {*batch.removed, *(a.path for a in batch.updated if not _belongs(a))}
             state = self.state
+            known = state.file_count
             touched = len(records) + len(removed)
-            if not state.records or touched > REBUILD_FRACTION * len(state.records):
-                fresh = GraphState()
-                keep = [r for p, r in state.records.items() if p not in removed]
-                fresh.apply([*keep, *records], ())
-                with self.lock:
-                    self.state = fresh
-                state = fresh
+            if not known or touched > REBUILD_FRACTION * known:
+                snapshot = _rebuild(state, records, removed)
             else:
-                with self.lock:
-                    resolved = state.apply(records, removed)
-                log.debug("graph batch: %d files re-resolved", resolved)
-            with self.lock:
-                prepared = state.matrix.prepare()
-            self.scores = prepared.compute()
+                snapshot = _update(state, records, removed)
+            self._view = (snapshot, compute_centrality(snapshot))
 
     def stats(self) -> dict[str, int]:
-        with self.lock:
-            graph = self.state.graph
-            return {
-                "files": len(self.state.records),
-                "nodes": graph.number_of_nodes(),
-                "edges": graph.number_of_edges(),
-                "sites": sum(self.state.site_counts.values()),
-            }
+        state, scores = self.view()
+        counted = self._edge_count
+        if counted is None or counted[0] is not state:
+            counted = self._edge_count = (state, live_uses(state).distinct_pairs(state.slot_count))
+        return {"files": state.file_count, "nodes": scores.node_count, "edges": counted[1], "sites": scores.site_total}
+
+    # ---- whole-graph views, for tests and benchmarks --------------------------------------------------------------
+    def node_ids(self) -> Iterator[str]:
+        state = self.state
+        for slot in np.flatnonzero(state.live_nodes()).tolist():
+            yield state.node_id_at(slot)
+
+    def edges(self) -> dict[tuple[str, str], tuple[EdgeSite, ...]]:
+        """Every (source, target) pair with its uses, in stored order."""
+        state = self.state
+        out: dict[tuple[str, str], list[EdgeSite]] = defaultdict(list)
+        for path in state.paths():
+            for k, rows in state.file_site_rows(path):
+                for row in rows.tolist():
+                    source, target, site = state.segments[k].site(state.strings, row)
+                    out[(source, target)].append(site)
+        return {edge: tuple(sites) for edge, sites in out.items()}
+
+
+def _rebuild(state: GraphSnapshot, records: list[FileRecord], removed: set[str]) -> GraphSnapshot:
+    """A fresh snapshot of every file: the batch's records and the others' as stored, resolved in path order."""
+    new = {r.path: r for r in records}
+    kept = {p: state.record(p) for p in state.paths() if p not in new and p not in removed}
+    overlay: dict[str, FileRecord | None] = {p: r for p, r in kept.items() if r is not None}
+    overlay.update(new)
+    fresh = StringTable.empty()
+    packages = {p.rpartition("/")[0] for p, r in overlay.items() if r is not None and is_init_file(p, r.system)}
+    packages.discard("")  # the workspace root is never a package, as for Python itself
+    keys = {p: module_keys(p, r.system, packages.__contains__) for p, r in overlay.items() if r is not None}
+    index = ResolutionIndex(empty_snapshot(fresh), overlay, keys)
+    builder = SegmentBuilder(fresh)
+    for path in sorted(overlay):
+        record = overlay[path]
+        if record is not None:
+            builder.add(_resolve(index, record))
+    segment = builder.build()
+    fresh = fresh.frozen()
+    return GraphSnapshot.make(fresh, [segment], [np.ones(segment.file_count, dtype=bool)])
+
+
+def _update(state: GraphSnapshot, records: list[FileRecord], removed: set[str]) -> GraphSnapshot:
+    """Replace the batch's files and re-resolve the files whose answers they change; a new delta segment."""
+    new_records = {r.path: r for r in records}
+    gone = {p for p in removed if p not in new_records and state.has_file(p)}
+    paths = sorted(gone | set(new_records))
+    before = ResolutionIndex(state, {})
+    keys: set[DepKey] = set()
+    families: set[str | None] = set()
+    for path in paths:
+        old, new = before.records.get(path), new_records.get(path)
+        keys |= changed_keys(old, new)
+        families.update((r.system or r.language) for r in (old, new) if r is not None)
+    crowded_before = _crowding(before, keys)
+    overlay: dict[str, FileRecord | None] = {p: new_records.get(p) for p in paths}
+    new_keys, module_changes = _module_changes(state, before, overlay)
+    after = ResolutionIndex(state, overlay, new_keys)
+    keys |= module_changes
+    crowded_after = _crowding(after, keys)
+    keys -= {k for k in crowded_before if _still_crowded(crowded_before[k], crowded_after[k], families)}
+    affected = set(new_records)
+    for key in keys:
+        affected |= state.dependents(key)
+    entries: dict[str, FileEntry] = {}
+    resolved: dict[str, FileEntry] = {}  # stored files resolved again, same content and keys: only uses re-encoded
+    for path in sorted(affected):
+        record = after.full_record(path)
+        if record is None:
+            continue
+        entry = _resolve(after, record)
+        if path in overlay or path in new_keys:
+            entries[path] = entry
+        else:
+            resolved[path] = entry
+    for path, path_keys in new_keys.items():  # stored files whose package name changed: the same rows, new keys
+        if path not in entries and path not in overlay and (where := state.file_location(path)) is not None:
+            entries[path] = state.segments[where[0]].entry(state.strings, where[1], path_keys)
+    log.debug("graph batch: %d files re-resolved", len(affected))
+    return _with_delta(state, entries, resolved, gone)
+
+
+def _module_changes(
+    state: GraphSnapshot, before: ResolutionIndex, overlay: dict[str, FileRecord | None]
+) -> tuple[dict[str, tuple[ModuleKey, ...]], set[DepKey]]:
+    """The module keys of the batch's files and of stored files whose package name changes with it (an
+    `__init__.py` came or went), and the dependency keys whose answers that changes."""
+    keyless = ResolutionIndex(state, overlay)
+    files = {p: r.system if r is not None else None for p, r in overlay.items()}
+    for path, record in overlay.items():
+        was = is_init_file(path, state.system_of_file(path))
+        if was != is_init_file(path, record.system if record else None):
+            folder = path.rpartition("/")[0]
+            for below in state.python_files_below(folder):
+                files.setdefault(below, "py")
+            for other, other_record in overlay.items():
+                below_folder = not folder or other.startswith(folder + "/")
+                if other_record is not None and other_record.system == "py" and below_folder:
+                    files.setdefault(other, "py")
+    new_keys: dict[str, tuple[ModuleKey, ...]] = {}
+    changes: set[DepKey] = set()
+    for path, system in files.items():
+        keys = module_keys(path, system, keyless.is_package) if system is not None else ()
+        old = before.keys_of(path)
+        if path in overlay or keys != old:
+            new_keys[path] = keys
+        changes.update(("m", k) for k in set(old) ^ set(keys))
+        old_system = state.system_of_file(path)
+        if old_system != system:
+            folder = path.rpartition("/")[0]
+            changes.update(("d", s, folder) for s in (old_system, system) if s in PACKAGE_SYSTEMS)
+    return new_keys, changes
+
+
+def _with_delta(
+    state: GraphSnapshot, entries: dict[str, FileEntry], resolved: dict[str, FileEntry], gone: Iterable[str]
+) -> GraphSnapshot:
+    """The state with these files (re)written into a new delta segment and the gone ones dropped; the delta is
+    merged into the base when it has grown large. `resolved` files keep their stored rows but their uses."""
+    live = [m.copy() for m in state.live]
+    stored: dict[int, list[tuple[int, FileEntry]]] = defaultdict(list)
+    for path in (*entries, *resolved, *gone):
+        where = state.file_location(path)
+        if where is not None:
+            live[where[0]][where[1]] = False
+            if path in resolved:
+                stored[where[0]].append((where[1], resolved[path]))
+    strings = state.strings
+    builder = SegmentBuilder(strings)
+    base: GraphSegment | None = state.segments[0] if state.segments else None
+    if len(state.segments) > 1:
+        builder.copy(state.segments[1], live[1])
+    for k, found in sorted(stored.items()):
+        found.sort(key=lambda item: item[0])
+        builder.add_resolved(state.segments[k], [row for row, _ in found], [entry for _, entry in found])
+    for path in sorted(entries):
+        builder.add(entries[path])
+    delta = builder.build()
+    if base is None:
+        return GraphSnapshot.make(strings, [delta], [np.ones(delta.file_count, dtype=bool)])
+    if delta.node_count + delta.site_count > MERGE_FRACTION * (base.node_count + base.site_count):
+        merger = SegmentBuilder(strings)
+        merger.copy(base, live[0])
+        merger.copy(delta, np.ones(delta.file_count, dtype=bool))
+        merged = merger.build()
+        return GraphSnapshot.make(strings.frozen(), [merged], [np.ones(merged.file_count, dtype=bool)])
+    return GraphSnapshot.make(strings, [base, delta], [live[0], np.ones(delta.file_count, dtype=bool)])

@@ -19,6 +19,8 @@ EDGE_KIND_OF: dict[ReferenceKind, EdgeKind] = {
 # How a reference found its target, strongest first. The edge weight (used by PageRank and as a confidence by the
 # queries) follows from it.
 Resolution = Literal["scope", "member", "file", "import", "package", "global", "guess", "ambiguous"]
+RESOLUTIONS: tuple[Resolution, ...] = ("scope", "member", "file", "import", "package", "global", "guess", "ambiguous")
+REFERENCE_KINDS: tuple[ReferenceKind, ...] = ("call", "import", "inherit", "reference")
 # Found through syntax the language defines: lexical scope, `self`/`this` and base classes, the same file, an
 # explicit import, the same package (Go, Java), or the only top-level definition of that name in the project.
 RESOLVED_WEIGHT = 1.0

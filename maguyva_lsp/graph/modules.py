@@ -11,8 +11,7 @@ their own path (`#include "util/str.h"`, `require "util/str"`).
 from __future__ import annotations
 
 import posixpath
-from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 ModuleKey = tuple[str, tuple[str, ...]]
 
@@ -69,129 +68,48 @@ def python_components(path: str) -> tuple[str, ...]:
     return parts[:-1] if parts and parts[-1] == "__init__" else parts
 
 
-class ModuleIndex:
-    """Module keys → files, kept up to date as files come and go (including package changes from `__init__.py`)."""
+def module_keys(path: str, system: str | None, is_package: Callable[[str], bool]) -> tuple[ModuleKey, ...]:
+    """The module keys a file answers to; `is_package(folder)` tells whether a folder holds an `__init__.py`
+    (Python package names run from the topmost folder of such a chain)."""
+    if system is None:
+        return ()
+    if system == "py":
+        full = python_components(path)
+        package = _python_package_name(path, full, is_package)
+        return tuple(dict.fromkeys([("py", full), ("py", package)]))
+    if system == "js":
+        stem = _parts(_strip_suffix(path, _JS_SUFFIXES))
+        keys = [("js", stem)]
+        if stem and stem[-1] == "index":
+            keys.append(("js", stem[:-1]))
+        return tuple(keys)
+    if system == "rs":
+        parts = _parts(_strip_suffix(path, (".rs",)))
+        components = parts[:-1] if parts and parts[-1] in _RS_ROOT_FILES else parts
+    elif system == "c":
+        components = _parts(path)
+    elif system == "rb":
+        components = _parts(_strip_suffix(path, (".rb",)))
+    else:
+        components = _parts(posixpath.dirname(path))
+    return tuple((system, components[i:]) for i in range(len(components)))
 
-    def __init__(self) -> None:
-        self._files: dict[ModuleKey, set[str]] = defaultdict(set)
-        self._keys: dict[str, tuple[ModuleKey, ...]] = {}
-        self._systems: dict[str, str] = {}
-        self._init_dirs: set[str] = set()
-        self._packages: dict[tuple[str, str], set[str]] = defaultdict(set)
 
-    def add(self, path: str, language: str | None) -> set[ModuleKey]:
-        """Register a file; returns every key whose files changed (the file's, and those of files whose package
-        name changed because an `__init__.py` appeared)."""
-        system = system_of(language)
-        if system is None or path in self._keys:
-            return set()
-        self._systems[path] = system
-        changed: set[ModuleKey] = set()
-        if system == "py" and posixpath.basename(path) == INIT_FILE:
-            changed |= self._repackage(posixpath.dirname(path), add=True)
-        self._packages[(system, posixpath.dirname(path))].add(path)
-        changed |= self._register(path)
-        return changed
+def _python_package_name(path: str, full: tuple[str, ...], is_package: Callable[[str], bool]) -> tuple[str, ...]:
+    """The dotted name Python itself would give: from the topmost folder of a chain of `__init__.py` folders."""
+    folder = posixpath.dirname(path)
+    top = folder
+    while top and is_package(top):
+        top = posixpath.dirname(top)
+    if top == folder and posixpath.basename(path) != INIT_FILE:
+        return full[-1:]  # not inside a package: a top-level module named after the file
+    depth = len(_parts(top))
+    return full[depth:]
 
-    def remove(self, path: str) -> set[ModuleKey]:
-        """Forget a file; returns every key whose files changed."""
-        system = self._systems.pop(path, None)
-        if system is None:
-            return set()
-        changed = self._unregister(path)
-        self._packages[(system, posixpath.dirname(path))].discard(path)
-        if system == "py" and posixpath.basename(path) == INIT_FILE:
-            changed |= self._repackage(posixpath.dirname(path), add=False)
-        return changed
 
-    def files(self, key: ModuleKey) -> frozenset[str]:
-        return frozenset(self._files.get(key, ()))
-
-    def keys_of(self, path: str) -> tuple[ModuleKey, ...]:
-        return self._keys.get(path, ())
-
-    def package_files(self, path: str) -> frozenset[str]:
-        """The files of the same package (folder) in Go and the Java family; empty elsewhere."""
-        system = self._systems.get(path)
-        if system not in PACKAGE_SYSTEMS:
-            return frozenset()
-        return frozenset(self._packages.get((system, posixpath.dirname(path)), ()))
-
-    def module_name(self, path: str) -> str:
-        """A readable module name: the Python package name, else the path without extension."""
-        keys = self._keys.get(path, ())
-        if keys and keys[0][0] == "py":
-            return ".".join(keys[-1][1]) or path
-        return path
-
-    def _register(self, path: str) -> set[ModuleKey]:
-        keys = self._compute_keys(path)
-        self._keys[path] = keys
-        for key in keys:
-            self._files[key].add(path)
-        return set(keys)
-
-    def _unregister(self, path: str) -> set[ModuleKey]:
-        keys = self._keys.pop(path, ())
-        for key in keys:
-            holders = self._files.get(key)
-            if holders is not None:
-                holders.discard(path)
-                if not holders:
-                    del self._files[key]
-        return set(keys)
-
-    def _repackage(self, folder: str, *, add: bool) -> set[ModuleKey]:
-        """An `__init__.py` came or went: re-register the Python files below its folder under their new names."""
-        below = [
-            p
-            for p, s in self._systems.items()
-            if s == "py" and p in self._keys and (folder == "" or p.startswith(folder + "/"))
-        ]
-        changed: set[ModuleKey] = set()
-        for p in below:
-            changed |= self._unregister(p)
-        if add:
-            self._init_dirs.add(folder)
-        else:
-            self._init_dirs.discard(folder)
-        for p in below:
-            changed |= self._register(p)
-        return changed
-
-    def _compute_keys(self, path: str) -> tuple[ModuleKey, ...]:
-        system = self._systems[path]
-        if system == "py":
-            full = python_components(path)
-            package = self._python_package_name(path, full)
-            return tuple(dict.fromkeys([("py", full), ("py", package)]))
-        if system == "js":
-            stem = _parts(_strip_suffix(path, _JS_SUFFIXES))
-            keys = [("js", stem)]
-            if stem and stem[-1] == "index":
-                keys.append(("js", stem[:-1]))
-            return tuple(keys)
-        if system == "rs":
-            parts = _parts(_strip_suffix(path, (".rs",)))
-            components = parts[:-1] if parts and parts[-1] in _RS_ROOT_FILES else parts
-        elif system == "c":
-            components = _parts(path)
-        elif system == "rb":
-            components = _parts(_strip_suffix(path, (".rb",)))
-        else:
-            components = _parts(posixpath.dirname(path))
-        return tuple((system, components[i:]) for i in range(len(components)))
-
-    def _python_package_name(self, path: str, full: tuple[str, ...]) -> tuple[str, ...]:
-        """The dotted name Python itself would give: from the topmost folder of a chain of `__init__.py` folders."""
-        folder = posixpath.dirname(path)
-        top = folder
-        while top and top in self._init_dirs:
-            top = posixpath.dirname(top)
-        if top == folder and posixpath.basename(path) != INIT_FILE:
-            return full[-1:]  # not inside a package: a top-level module named after the file
-        depth = len(_parts(top))
-        return full[depth:]
+def is_init_file(path: str, system: str | None) -> bool:
+    """A Python `__init__.py`: its folder is a package while it exists."""
+    return system == "py" and posixpath.basename(path) == INIT_FILE
 
 
 def import_keys(spec: str, importer: str, system: str) -> list[ModuleKey]:

@@ -41,9 +41,10 @@ class FileRecord:
     bases: dict[str, tuple[tuple[str, str | None], ...]]  # class qualified name → (name, receiver) of each base
     bindings: dict[str, tuple[ImportBinding, ...]]  # local name (dotted after `import a.b`) → what it binds
     stars: tuple[str, ...]  # modules a star import brings all names from
-    references: tuple[Reference, ...]
+    references: tuple[Reference, ...]  # only the imports and base-class lists when not `complete`
     # (qualified name, kind, name, member, toplevel) of each node: what other files' resolution can observe of them.
     def_identity: frozenset[tuple[str, str, str, bool, bool]] = field(default_factory=frozenset)
+    complete: bool = True  # False: made from stored columns for other files' lookups, without its other uses
 
     def node_ids(self) -> list[str]:
         return [self.module_node.node_id, *(n.node_id for n in self.symbols.values())]
@@ -53,21 +54,35 @@ def build_record(analysis: FileAnalysis) -> FileRecord:
     """The record of one analysed file."""
     path = analysis.path
     language = analysis.file.language
-    symbols = _symbols(path, language, analysis.definitions)
+    module_node = _module_node(path, language, analysis.text)
+    return make_record(module_node, _symbols(path, language, analysis.definitions), analysis.references)
+
+
+def make_record(
+    module_node: SymbolNode,
+    symbols: dict[str, SymbolNode],
+    references: tuple[Reference, ...],
+    complete: bool = True,
+) -> FileRecord:
+    """A record from its nodes and references (an analysed file's, or the columns a segment keeps of it): the name
+    tables, bindings and bases follow from them."""
+    path = module_node.path
+    language = module_node.language
     top = {node.name: q for q, node in symbols.items() if node.toplevel}
-    bindings, stars = _bindings(analysis.references, system_of(language))
+    bindings, stars = _bindings(references, system_of(language))
     return FileRecord(
         path=path,
         language=language,
         system=system_of(language),
-        module_node=_module_node(path, language, analysis.text),
+        module_node=module_node,
         symbols=symbols,
         top=top,
-        bases=_bases(analysis.references, symbols),
+        bases=_bases(references, symbols),
         bindings=bindings,
         stars=stars,
-        references=analysis.references,
+        references=references,
         def_identity=frozenset((q, n.kind, n.name, n.member, n.toplevel) for q, n in symbols.items()),
+        complete=complete,
     )
 
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from maguyva_lsp.graph.conventions import (
     BUILTIN_METHODS,
@@ -35,7 +36,7 @@ from maguyva_lsp.graph.model import (
     module_id,
     symbol_id,
 )
-from maguyva_lsp.graph.modules import ModuleIndex, import_keys, submodule_spec
+from maguyva_lsp.graph.modules import ModuleKey, import_keys, submodule_spec
 from maguyva_lsp.graph.records import DepKey, FileRecord, ImportBinding
 from maguyva_lsp.model import Reference
 from maguyva_lsp.parse.ref_query import split_receiver
@@ -52,19 +53,46 @@ _INSTANCE_RE = re.compile(r"[A-Za-z_$][\w$]*\(\)\Z")
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*\Z")
 
 
+_V_co = TypeVar("_V_co", covariant=True)
+
+
+class Lookup(Protocol[_V_co]):
+    """Read access by key (a dict, or a view that materialises values from columns on demand)."""
+
+    def get(self, key: str, /) -> _V_co | None: ...
+    def __getitem__(self, key: str, /) -> _V_co: ...
+    def __contains__(self, key: object, /) -> bool: ...
+
+
+class ModuleLookup(Protocol):
+    """The module table resolution reads: files by module key, a file's keys, a file's package mates."""
+
+    def files(self, key: ModuleKey) -> AbstractSet[str]: ...
+    def keys_of(self, path: str) -> tuple[ModuleKey, ...]: ...
+    def package_files(self, path: str) -> AbstractSet[str]: ...
+
+
 class GraphIndex(Protocol):
-    """What resolution reads: the records, the nodes, definitions by name, and the module table."""
+    """What resolution reads: the records, the nodes, definitions by name, the module table, each file's language
+    family, and a memo shared by the files of one pass."""
 
     @property
-    def records(self) -> dict[str, FileRecord]: ...
+    def records(self) -> Lookup[FileRecord]: ...
     @property
-    def nodes(self) -> dict[str, SymbolNode]: ...
+    def nodes(self) -> Lookup[SymbolNode]: ...
     @property
-    def by_name(self) -> dict[str, set[str]]: ...
+    def by_name(self) -> Lookup[AbstractSet[str]]: ...
     @property
-    def modules(self) -> ModuleIndex: ...
+    def modules(self) -> ModuleLookup: ...
     @property
     def memo(self) -> dict[tuple[object, ...], tuple[list[str], frozenset[DepKey]]]: ...
+    def family(self, path: str) -> tuple[bool, str | None]:
+        """(whether the file is known, its module system or else its language)."""
+        ...
+
+    def named_in(self, name: str, family: str | None, *, members: bool) -> list[str]:
+        """Sorted ids of the class members (or top-level definitions) with this name in files of this family."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +112,8 @@ class ResolvedFile:
 
 def resolve_file(index: GraphIndex, record: FileRecord) -> ResolvedFile:
     """Resolve every reference of one file against the current index."""
+    if not record.complete:
+        raise ValueError(f"resolving {record.path} needs its complete record")
     resolver = _Resolver(index, record, set())
     edges: list[tuple[str, str, EdgeSite]] = []
     for ref in record.references:
@@ -284,8 +314,8 @@ class _Resolver:
         return _spread(ids, "package")
 
     def _same_family(self, node: SymbolNode) -> bool:
-        other = self.index.records.get(node.path)
-        return other is not None and (other.system or other.language) == self.family
+        known, family = self.index.family(node.path)
+        return known and family == self.family
 
     # ---- qualified names: receiver.name -------------------------------------------------------------------------
     def _qualified(self, ref: Reference, receiver: str) -> list[Target]:
@@ -405,7 +435,7 @@ class _Resolver:
         self.deps.add(("n", name))
         nodes = self.index.nodes
         out = []
-        for n in self.index.by_name.get(name, ()):
+        for n in self.index.by_name.get(name) or ():
             node = nodes[n]
             if node.qualified_name == qualified_name and node.kind in CLASS_KINDS and self._near(node):
                 out.append(n)
@@ -443,15 +473,14 @@ class _Resolver:
         node = self.index.nodes[class_id]
         q = f"{node.qualified_name}.{name}"
         self.deps.add(("q", node.path, q))
-        record = self.index.records.get(node.path)
-        own = record.symbols.get(q) if record is not None else None
-        if own is not None:
-            return [own.node_id]
+        own_id = symbol_id(node.path, q)
+        if own_id in self.index.nodes:  # the class's file defines the member (its record need not be read)
+            return [own_id]
         if node.language in DETACHED_METHOD_LANGUAGES:
             self.deps.add(("n", name))
             nodes = self.index.nodes
             return sorted(
-                n for n in self.index.by_name.get(name, ()) if nodes[n].qualified_name == q and self._near(nodes[n])
+                n for n in (self.index.by_name.get(name) or ()) if nodes[n].qualified_name == q and self._near(nodes[n])
             )
         return []
 
@@ -512,9 +541,4 @@ class _Resolver:
 
     def _find_named(self, name: str, members: bool, deps: set[DepKey]) -> list[str]:
         deps.add(("mb" if members else "g", name))
-        nodes = self.index.nodes
-        if members:
-            found = [n for n in self.index.by_name.get(name, ()) if nodes[n].member and self._same_family(nodes[n])]
-        else:
-            found = [n for n in self.index.by_name.get(name, ()) if nodes[n].toplevel and self._same_family(nodes[n])]
-        return sorted(found)
+        return self.index.named_in(name, self.family, members=members)

@@ -12,10 +12,11 @@ import math
 from dataclasses import dataclass
 
 from maguyva_lsp.graph import queries
-from maguyva_lsp.graph.build import CodeGraph, GraphState
+from maguyva_lsp.graph.build import CodeGraph
 from maguyva_lsp.graph.centrality import CentralityScores
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH, SymbolNode, Use
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES
+from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus
 from maguyva_lsp.query.snippet import defined_names
 from maguyva_lsp.tokens import split_identifier, subword_tokens
@@ -79,23 +80,21 @@ class GraphRetriever:
     def search(self, query: RetrievalQuery, limit: int) -> list[Hit]:
         if limit <= 0:
             return []
-        scores = self.graph.scores
-        with self.graph.lock:
-            state = self.graph.state
-            if query.intent is Intent.FIND_REFERENCES:
-                targets = queries.find_symbols(state, scores, query.target)
-                return [self._use_hit(state, u) for u in queries.references(state, targets)[:limit]]
-            if query.intent is Intent.IMPACT_ANALYSIS:
-                targets = queries.find_symbols(state, scores, query.target)
-                impacted = queries.impact(state, scores, targets)[:limit]
-                return [self._impact_hit(state, i) for i in impacted]
-            if query.intent is Intent.FIND_SIMILAR:
-                return self._snippet_definitions(state, scores, query.target, limit)
-            return self._definitions(state, scores, query, limit)
+        state, scores = self.graph.view()
+        if query.intent is Intent.FIND_REFERENCES:
+            targets = queries.find_symbols(state, scores, query.target)
+            return [self._use_hit(state, u) for u in queries.references(state, targets)[:limit]]
+        if query.intent is Intent.IMPACT_ANALYSIS:
+            targets = queries.find_symbols(state, scores, query.target)
+            impacted = queries.impact(state, scores, targets)[:limit]
+            return [self._impact_hit(state, i) for i in impacted]
+        if query.intent is Intent.FIND_SIMILAR:
+            return self._snippet_definitions(state, scores, query.target, limit)
+        return self._definitions(state, scores, query, limit)
 
-    def _use_hit(self, state: GraphState, use: Use) -> Hit:
-        source = state.nodes[use.source]
-        target = state.nodes[use.target]
+    def _use_hit(self, state: GraphSnapshot, use: Use) -> Hit:
+        source = _node(state, use.source)
+        target = _node(state, use.target)
         return Hit(
             path=use.path,
             span=use.site.span,
@@ -110,8 +109,8 @@ class GraphRetriever:
             },
         )
 
-    def _impact_hit(self, state: GraphState, impacted: queries.Impacted) -> Hit:
-        node = state.nodes[impacted.node_id]
+    def _impact_hit(self, state: GraphSnapshot, impacted: queries.Impacted) -> Hit:
+        node = _node(state, impacted.node_id)
         # Nearer first, then more central: the score orders exactly like the ranking.
         score = 1.0 / impacted.depth + impacted.centrality / (1.0 + impacted.centrality) / (impacted.depth + 1) ** 2
         return Hit(
@@ -122,35 +121,39 @@ class GraphRetriever:
             kind=node.kind,
             detail={
                 "depth": impacted.depth,
-                "path": [state.nodes[n].display_name for n in impacted.via],
+                "path": [_node(state, n).display_name for n in impacted.via],
                 "centrality": impacted.centrality,
             },
         )
 
-    def _definitions(self, state: GraphState, scores: CentralityScores, query: RetrievalQuery, limit: int) -> list[Hit]:
+    def _definitions(
+        self, state: GraphSnapshot, scores: CentralityScores, query: RetrievalQuery, limit: int
+    ) -> list[Hit]:
         """Definitions named by the target, then those sharing its (or the query's) sub-words, central first."""
         exact = queries.find_symbols(state, scores, query.target) if query.target else []
         words = set(subword_tokens(query.target or query.text, drop_stopwords=True))
         if not words:
             words = set(subword_tokens(query.text, drop_stopwords=True))
-        ranked: dict[str, float] = {n: EXACT_NAME_SCORE for n in exact if not state.nodes[n].is_module}
+        ranked: dict[str, float] = {n: EXACT_NAME_SCORE for n in exact if not _node(state, n).is_module}
         if words:
             for name in _names_with_words(state, words):
                 name_words = set(split_identifier(name))
                 share = len(words & name_words) / len(words | name_words)
-                for node_id in state.by_name.get(name, ()):
+                for node_id, _ in state.named_ids(name):
                     ranked.setdefault(node_id, share)
         order = sorted(ranked, key=lambda n: (-ranked[n], -scores.of(n), n))[:limit]
-        return [self._definition_hit(state.nodes[n], ranked[n], scores.of(n)) for n in order]
+        return [self._definition_hit(_node(state, n), ranked[n], scores.of(n)) for n in order]
 
-    def _snippet_definitions(self, state: GraphState, scores: CentralityScores, snippet: str, limit: int) -> list[Hit]:
+    def _snippet_definitions(
+        self, state: GraphSnapshot, scores: CentralityScores, snippet: str, limit: int
+    ) -> list[Hit]:
         """For a pasted snippet: the definitions of the names it defines, central first; nothing when it defines
         none (what it calls says nothing of what it resembles)."""
         found: dict[str, None] = {}
         for name in defined_names(snippet):
-            found.update(dict.fromkeys(n for n in state.by_name.get(name, ()) if not state.nodes[n].is_module))
+            found.update(dict.fromkeys(node_id for node_id, _ in state.named_ids(name)))
         order = sorted(found, key=lambda n: (-scores.of(n), n))[:limit]
-        return [self._definition_hit(state.nodes[n], EXACT_NAME_SCORE, scores.of(n)) for n in order]
+        return [self._definition_hit(_node(state, n), EXACT_NAME_SCORE, scores.of(n)) for n in order]
 
     def _definition_hit(self, node: SymbolNode, match: float, centrality: float) -> Hit:
         return Hit(
@@ -165,41 +168,32 @@ class GraphRetriever:
     # ---- what the server asks directly --------------------------------------------------------------------------
     def symbols(self, text: str) -> list[SymbolNode]:
         """The nodes a symbol string names, most central first."""
-        scores = self.graph.scores
-        with self.graph.lock:
-            state = self.graph.state
-            return [state.nodes[n] for n in queries.find_symbols(state, scores, text)]
+        state, scores = self.graph.view()
+        return [_node(state, n) for n in queries.find_symbols(state, scores, text)]
 
     def symbols_at(self, path: str, line: int, column: int) -> list[SymbolNode]:
         """The nodes a position names: the target of a use under it, or the definition there."""
-        with self.graph.lock:
-            state = self.graph.state
-            return [state.nodes[n] for n in queries.nodes_at(state, path, line, column)]
+        state = self.graph.state
+        return [_node(state, n) for n in queries.nodes_at(state, path, line, column)]
 
     def references(self, symbol: str, *, min_weight: float = queries.REFERENCE_MIN_WEIGHT) -> list[Use]:
-        with self.graph.lock:
-            state = self.graph.state
-            return queries.references(
-                state, queries.find_symbols(state, self.graph.scores, symbol), min_weight=min_weight
-            )
+        state, scores = self.graph.view()
+        return queries.references(state, queries.find_symbols(state, scores, symbol), min_weight=min_weight)
 
     def references_at(
         self, path: str, line: int, column: int, *, min_weight: float = queries.REFERENCE_MIN_WEIGHT
     ) -> list[Use]:
         """Uses of whatever the position names (for `textDocument/references`)."""
-        with self.graph.lock:
-            state = self.graph.state
-            return queries.references(state, queries.nodes_at(state, path, line, column), min_weight=min_weight)
+        state = self.graph.state
+        return queries.references(state, queries.nodes_at(state, path, line, column), min_weight=min_weight)
 
     def callers(self, symbol: str) -> list[Use]:
-        with self.graph.lock:
-            state = self.graph.state
-            return queries.callers(state, queries.find_symbols(state, self.graph.scores, symbol))
+        state, scores = self.graph.view()
+        return queries.callers(state, queries.find_symbols(state, scores, symbol))
 
     def callees(self, symbol: str) -> list[Use]:
-        with self.graph.lock:
-            state = self.graph.state
-            return queries.callees(state, queries.find_symbols(state, self.graph.scores, symbol))
+        state, scores = self.graph.view()
+        return queries.callees(state, queries.find_symbols(state, scores, symbol))
 
     def impact(
         self,
@@ -211,47 +205,40 @@ class GraphRetriever:
         max_depth: int = DEFAULT_IMPACT_DEPTH,
     ) -> ImpactResult:
         """What depends on a symbol (by name) or on what a position names, up to `max_depth` edges away."""
-        scores = self.graph.scores
-        with self.graph.lock:
-            state = self.graph.state
-            if symbol is not None:
-                targets = queries.find_symbols(state, scores, symbol)
-            elif path is not None:
-                targets = queries.nodes_at(state, path, line, column)
-            else:
-                targets = []
-            found = queries.impact(state, scores, targets, max_depth=max_depth)
-            crowded = [(state.nodes[t], n) for t in targets if (n := queries.namesakes(state, t)) > MAX_CANDIDATES]
-            return ImpactResult(
-                note=_crowded_note(crowded[0]) if crowded else None,
-                targets=tuple(state.nodes[t] for t in targets),
-                impacted=tuple(
-                    ImpactedSymbol(
-                        state.nodes[i.node_id], i.depth, tuple(state.nodes[n].display_name for n in i.via), i.centrality
-                    )
-                    for i in found
-                ),
-            )
+        state, scores = self.graph.view()
+        if symbol is not None:
+            targets = queries.find_symbols(state, scores, symbol)
+        elif path is not None:
+            targets = queries.nodes_at(state, path, line, column)
+        else:
+            targets = []
+        found = queries.impact(state, scores, targets, max_depth=max_depth)
+        crowded = [(_node(state, t), n) for t in targets if (n := queries.namesakes(state, t)) > MAX_CANDIDATES]
+        return ImpactResult(
+            note=_crowded_note(crowded[0]) if crowded else None,
+            targets=tuple(_node(state, t) for t in targets),
+            impacted=tuple(
+                ImpactedSymbol(
+                    _node(state, i.node_id), i.depth, tuple(_node(state, n).display_name for n in i.via), i.centrality
+                )
+                for i in found
+            ),
+        )
 
     def node(self, node_id: str) -> SymbolNode | None:
-        with self.graph.lock:
-            return self.graph.state.nodes.get(node_id)
+        return self.graph.state.node(node_id)
 
     def centrality(self, path: str, symbol: str | None = None) -> float:
         """PageRank × node count (the average node has 1) of a definition of the file; 0.0 for unknown. `symbol`
         is a qualified name (`Config.parse`) or a bare name (the most central definition of it in that file);
         None asks for the file's centrality."""
-        scores = self.graph.scores
+        state, scores = self.graph.view()
         if symbol is None:
             return scores.of_file(path)
         value = scores.of(f"{path}::{symbol}")
         if value:
             return value
-        with self.graph.lock:
-            record = self.graph.state.records.get(path)
-            if record is None:
-                return 0.0
-            same = [n.node_id for n in record.symbols.values() if n.name == symbol]
+        same = [node_id for node_id, node_path in state.named_ids(symbol) if node_path == path]
         return max((scores.of(n) for n in same), default=0.0)
 
     def file_centrality(self, path: str) -> float:
@@ -265,10 +252,18 @@ class GraphRetriever:
         return self.graph.stats()
 
 
-def _names_with_words(state: GraphState, words: set[str]) -> set[str]:
+def _node(state: GraphSnapshot, node_id: str) -> SymbolNode:
+    """A node a query of this snapshot returned (so it exists)."""
+    node = state.node(node_id)
+    if node is None:
+        raise KeyError(node_id)
+    return node
+
+
+def _names_with_words(state: GraphSnapshot, words: set[str]) -> set[str]:
     names: set[str] = set()
     for word in words:
-        holders = state.words.get(word)
+        holders = state.names_with_word(word)
         if holders and len(holders) <= MAX_NAMES_PER_WORD:
             names |= holders
     return names

@@ -39,11 +39,7 @@ def build_graph(root: Path, files: dict[str, str]) -> CodeGraph:
 
 def edges(graph: CodeGraph) -> set[Edge]:
     """Every use behind every edge, reduced to (source, target, kind, resolution)."""
-    return {
-        (u, v, site.kind, site.resolution)
-        for u, v, data in graph.state.graph.edges(data=True)
-        for site in data["sites"]
-    }
+    return {(u, v, site.kind, site.resolution) for (u, v), sites in graph.edges().items() for site in sites}
 
 
 def resolved(graph: CodeGraph, kind: str = "calls") -> set[tuple[str, str]]:
@@ -53,7 +49,6 @@ def resolved(graph: CodeGraph, kind: str = "calls") -> set[tuple[str, str]]:
 
 def snapshot(graph: CodeGraph) -> tuple[set[str], set[tuple[str, str, tuple[object, ...]]]]:
     """Nodes and edges with every site's full data: what a fresh build and an incremental one must agree on."""
-    state = graph.state
-    nodes = set(state.graph.nodes)
-    edge_data = {(u, v, tuple(sorted(data["sites"], key=repr))) for u, v, data in state.graph.edges(data=True)}
+    nodes = set(graph.node_ids())
+    edge_data = {(u, v, tuple(sorted(sites, key=repr))) for (u, v), sites in graph.edges().items()}
     return nodes, edge_data

@@ -1,4 +1,4 @@
-"""PageRank on the maintained sparse matrix agrees with networkx; normalisation gives the average node 1."""
+"""PageRank of the snapshot's uses agrees with networkx; normalisation gives the average node 1."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from graph_project import build_graph
+from graph_project import analyze_path, build_graph, write_tree
 
-from maguyva_lsp.graph.centrality import DAMPING, EdgeMatrix, pagerank
+from maguyva_lsp.graph.build import CodeGraph
+from maguyva_lsp.graph.centrality import DAMPING, pagerank
+from maguyva_lsp.model import ChangeBatch, PathClass
+from maguyva_lsp.scan.classify import classify_path
 
 
 def _random_graph(seed: int, nodes: int, edges: int) -> nx.DiGraph:
@@ -38,19 +41,35 @@ def test_pagerank_matches_networkx_with_dangling_nodes_and_self_loops(seed: int)
     np.testing.assert_allclose(ours, [expected[n] for n in range(60)], atol=1e-9)
 
 
-def test_dead_slots_hold_nothing_and_do_not_change_the_others() -> None:
-    matrix = EdgeMatrix()
-    for node in ("a", "b", "c", "gone"):
-        matrix.add_node(node, "f.py")
-    matrix.set_edges("f.py", [("a", "b", 1.0), ("b", "c", 1.0), ("gone", "a", 3.0)])
-    matrix.remove_node("gone")
-    scores = matrix.prepare().compute()
-    graph = nx.DiGraph([("a", "b"), ("b", "c")])
-    expected = nx.pagerank(graph, alpha=DAMPING)
-    for node in "abc":
-        assert scores.of(node) == pytest.approx(expected[node] * 3, rel=1e-5)
-    assert scores.of("gone") == 0.0
-    assert scores.node_count == 3
+def _networkx(graph: CodeGraph, *, votes: bool = True) -> nx.DiGraph:
+    """The graph's nodes and summed use weights as a networkx graph (test files' uses left out when `votes`)."""
+    expected = nx.DiGraph()
+    expected.add_nodes_from(graph.node_ids())
+    for (u, v), sites in graph.edges().items():
+        if not (votes and classify_path(u.partition("::")[0]) is PathClass.TEST):
+            expected.add_edge(u, v, weight=sum(s.weight for s in sites))
+    return expected
+
+
+def test_removed_files_hold_nothing_and_do_not_change_the_others(tmp_path: Path) -> None:
+    files = {
+        "a.py": "from b import bee\n\ndef ay():\n    return bee()\n",
+        "b.py": "from c import sea\n\ndef bee():\n    return sea()\n",
+        "c.py": "def sea():\n    return 1\n",
+        "gone.py": "from a import ay\n\ndef g():\n    return ay() + ay()\n",
+        **{f"pad{i}.py": f"def pad{i}():\n    return {i}\n" for i in range(6)},
+    }
+    graph = build_graph(tmp_path, files)
+    (tmp_path / "gone.py").unlink()
+    graph.apply(ChangeBatch(removed=("gone.py",)))
+    assert len(graph.state.segments) == 2  # applied as a delta: gone.py's rows are dead in the base
+    scores = graph.scores
+    expected = nx.pagerank(_networkx(graph), alpha=DAMPING)
+    for node in expected:
+        assert scores.of(node) == pytest.approx(expected[node] * len(expected), rel=1e-5)
+    assert scores.of("gone.py::g") == 0.0 and scores.of_file("gone.py") == 0.0
+    assert scores.node_count == len(expected)
+    assert float(np.sum(scores.values)) == pytest.approx(len(expected))
 
 
 def test_project_graph_normalisation_and_agreement(tmp_path: Path) -> None:
@@ -60,10 +79,10 @@ def test_project_graph_normalisation_and_agreement(tmp_path: Path) -> None:
     }
     graph = build_graph(tmp_path, files)
     scores = graph.scores
-    nodes = list(graph.state.graph.nodes)
+    nodes = list(graph.node_ids())
     values = np.array([scores.of(n) for n in nodes])
     assert values.mean() == pytest.approx(1.0)
-    expected = nx.pagerank(graph.state.graph, alpha=DAMPING, weight="weight")
+    expected = nx.pagerank(_networkx(graph), alpha=DAMPING, weight="weight")
     for node in nodes:
         assert scores.of(node) == pytest.approx(expected[node] * len(nodes), rel=1e-4)
     assert max(nodes, key=scores.of) == "core.py::hub"
@@ -74,17 +93,26 @@ def test_project_graph_normalisation_and_agreement(tmp_path: Path) -> None:
     assert scores.of("nowhere.py::nothing") == 0.0
 
 
-def test_compaction_keeps_values(tmp_path: Path) -> None:
-    matrix = EdgeMatrix()
-    for i in range(3000):
-        matrix.add_node(f"n{i}", "f.py")
-    matrix.set_edges("f.py", [(f"n{i}", f"n{i + 1}", 1.0) for i in range(2999)])
-    for i in range(1000, 3000):
-        matrix.remove_node(f"n{i}")
-    matrix.set_edges("f.py", [(f"n{i}", f"n{i + 1}", 1.0) for i in range(999)])
-    after = matrix.prepare().compute()  # more dead slots than live ones: compacted
-    assert after.node_count == 1000 and len(after.values) == 1000
-    assert float(after.values.mean()) == pytest.approx(1.0)
-    expected = nx.pagerank(nx.DiGraph([(f"n{i}", f"n{i + 1}") for i in range(999)]), alpha=DAMPING)
-    for node in ("n0", "n1", "n500", "n999"):
-        assert after.of(node) == pytest.approx(expected[node] * 1000, rel=1e-4)
+def test_test_files_do_not_vote(tmp_path: Path) -> None:
+    files = {
+        "lib.py": "def helper():\n    return 1\n\ndef other():\n    return 2\n",
+        **{f"tests/test_{i}.py": f"from lib import helper\n\ndef test_{i}():\n    assert helper()\n" for i in range(5)},
+    }
+    graph = build_graph(tmp_path, files)
+    assert graph.scores.of("lib.py::helper") == pytest.approx(graph.scores.of("lib.py::other"))
+    assert graph.stats()["sites"] == 10  # the uses stay in the graph (impact follows them)
+
+
+def test_merging_the_delta_keeps_values(tmp_path: Path) -> None:
+    files = {f"m{i}.py": f"from m{i + 1} import f{i + 1}\n\ndef f{i}():\n    return f{i + 1}()\n" for i in range(40)}
+    files["m40.py"] = "def f40():\n    return 0\n"
+    graph = build_graph(tmp_path, files)
+    segments = []
+    for i in range(0, 40, 3):  # enough rewritten files that the delta is merged into the base
+        write_tree(tmp_path, {f"m{i}.py": files[f"m{i}.py"] + "\n"})
+        graph.apply(ChangeBatch(updated=(analyze_path(tmp_path, f"m{i}.py"),)))
+        segments.append(len(graph.state.segments))
+    assert segments[0] == 2 and 1 in segments  # a delta, then merged into a new base
+    expected = nx.pagerank(_networkx(graph), alpha=DAMPING)
+    for node in ("m0.py::f0", "m20.py::f20", "m40.py::f40", "m3.py"):
+        assert graph.scores.of(node) == pytest.approx(expected[node] * len(expected), rel=1e-4)

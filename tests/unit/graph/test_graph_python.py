@@ -77,7 +77,7 @@ def graph(tmp_path_factory: pytest.TempPathFactory) -> CodeGraph:
 
 
 def test_nodes_are_definitions_and_modules(graph: CodeGraph) -> None:
-    nodes = set(graph.state.graph.nodes)
+    nodes = set(graph.node_ids())
     assert {"pkg/core.py", "pkg/core.py::Base", "pkg/core.py::Base.start", "main.py::main", "a.py::dup"} <= nodes
 
 
@@ -109,7 +109,7 @@ def test_module_qualified_call_and_reexport(graph: CodeGraph) -> None:
 
 
 def test_a_variable_assigned_a_constructor_has_that_type(graph: CodeGraph) -> None:
-    sites = graph.state.graph.edges["main.py::main", "pkg/core.py::Base.start"]["sites"]
+    sites = graph.edges()[("main.py::main", "pkg/core.py::Base.start")]
     assert [(s.kind, s.resolution, s.weight) for s in sites] == [("calls", "member", RESOLVED_WEIGHT)]
 
 
@@ -124,11 +124,11 @@ def test_unknown_receiver_is_a_guess_when_one_method_fits(tmp_path: Path) -> Non
             "def later(thing):\n    return thing.pack_all\n",
         },
     )
-    (site,) = graph.state.graph.edges["use.py::run", "box.py::Box.pack_all"]["sites"]
+    (site,) = graph.edges()[("use.py::run", "box.py::Box.pack_all")]
     assert (site.resolution, site.weight) == ("guess", GUESS_WEIGHT)
-    (read,) = graph.state.graph.edges["use.py::later", "box.py::Box.pack_all"]["sites"]
+    (read,) = graph.edges()[("use.py::later", "box.py::Box.pack_all")]
     assert (read.kind, read.resolution, read.weight) == ("references", "guess", GUESS_WEIGHT * READ_GUESS_FACTOR)
-    found = {v: d["sites"][0].resolution for _, v, d in graph.state.graph.out_edges("use.py::run", data=True)}
+    found = {v: sites[0].resolution for (u, v), sites in graph.edges().items() if u == "use.py::run"}
     # `seal` has two candidates: a weaker edge to each; `close` is a built-in method name (files): never guessed
     assert found == {
         "box.py::Box.pack_all": "guess",
@@ -157,12 +157,10 @@ def test_evident_types_of_variables_and_attributes(tmp_path: Path) -> None:
                 """,
         },
     )
-    targets = {
-        (v, d["sites"][0].resolution) for _, v, d in graph.state.graph.out_edges("use.py::Drawing.total", data=True)
-    }
+    targets = {(v, sites[0].resolution) for (u, v), sites in graph.edges().items() if u == "use.py::Drawing.total"}
     assert ("shapes.py::Square.area", "member") in targets  # self.first = shapes.Square()
     assert ("shapes.py::Circle.area", "member") in targets  # the annotation, and local = Circle()
-    sites = graph.state.graph.edges["use.py::Drawing.total", "shapes.py::Circle.area"]["sites"]
+    sites = graph.edges()[("use.py::Drawing.total", "shapes.py::Circle.area")]
     assert sorted(s.resolution for s in sites) == ["ambiguous", "member", "member"]  # maybe.area(): either
 
 
@@ -175,14 +173,14 @@ def test_recursion_and_cycles(graph: CodeGraph) -> None:
 
 def test_a_name_defined_twice_gets_weaker_edges_to_both(graph: CodeGraph) -> None:
     for target in ("a.py::dup", "b.py::dup"):
-        (site,) = graph.state.graph.edges["main.py::main", target]["sites"]
+        (site,) = graph.edges()[("main.py::main", target)]
         assert (site.resolution, site.weight) == ("ambiguous", RESOLVED_WEIGHT / 2)  # an even share of one use
 
 
 def test_parameters_and_builtins_never_resolve_elsewhere(graph: CodeGraph) -> None:
     targets = {v for u, v in resolved(graph) if u == "main.py::main"}
     assert "pkg/util.py::helper" in targets  # only through pu.helper
-    helper_sites = graph.state.graph.edges["main.py::main", "pkg/util.py::helper"]["sites"]
+    helper_sites = graph.edges()[("main.py::main", "pkg/util.py::helper")]
     assert len(helper_sites) == 1  # `helper(2)` calls the parameter
     assert not any(v.endswith("::len") for v in targets)
 
@@ -192,7 +190,7 @@ def test_external_modules_give_no_edges(graph: CodeGraph) -> None:
 
 
 def test_sure_edges_have_full_weight(graph: CodeGraph) -> None:
-    (site,) = graph.state.graph.edges["pkg/core.py::fact", "pkg/core.py::fact"]["sites"]
+    (site,) = graph.edges()[("pkg/core.py::fact", "pkg/core.py::fact")]
     assert (site.resolution, site.weight) == ("file", RESOLVED_WEIGHT)
 
 

@@ -92,10 +92,10 @@ def test_removed_definition_unresolves_and_resolves_again(tmp_path: Path) -> Non
 
 def test_a_second_definition_makes_a_name_ambiguous_and_its_removal_sure_again(tmp_path: Path) -> None:
     graph = _padded(tmp_path)
-    (site,) = graph.state.graph.edges["app.py::main", "lib_a.py::shared"]["sites"]
+    (site,) = graph.edges()[("app.py::main", "lib_a.py::shared")]
     assert site.resolution == "global"
     _edit(tmp_path, graph, "lib_b.py", "def shared():\n    return 2\n")
-    assert {s.resolution for s in graph.state.graph.edges["app.py::main", "lib_b.py::shared"]["sites"]} == {"ambiguous"}
+    assert {s.resolution for s in graph.edges()[("app.py::main", "lib_b.py::shared")]} == {"ambiguous"}
     _edit(tmp_path, graph, "lib_b.py", None)
     assert snapshot(graph) == snapshot(_fresh(tmp_path))
 
@@ -136,20 +136,20 @@ def test_large_batches_are_built_fresh_with_the_same_result(tmp_path: Path) -> N
     graph.apply(ChangeBatch(updated=updated, removed=("lib_a.py",)))
     (tmp_path / "lib_a.py").unlink()
     assert snapshot(graph) == snapshot(_fresh(tmp_path))
-    assert "lib_a.py::shared" not in graph.state.nodes
+    assert not graph.state.has_node("lib_a.py::shared")
 
 
 def test_prose_and_data_files_stay_out_and_code_that_leaves_goes(tmp_path: Path) -> None:
     graph = _padded(tmp_path)
     write_tree(tmp_path, {"README.md": "# Title\n\nSee `shared()`.\n", "conf.json": '{"a": 1}\n'})
     graph.apply(ChangeBatch(updated=(analyze_path(tmp_path, "README.md"), analyze_path(tmp_path, "conf.json"))))
-    assert "README.md" not in graph.state.nodes and "conf.json" not in graph.state.nodes
+    assert not graph.state.has_node("README.md") and not graph.state.has_node("conf.json")
     write_tree(tmp_path, {"tool.sh": "build() {\n  make\n}\n"})
     graph.apply(ChangeBatch(updated=(analyze_path(tmp_path, "tool.sh"),)))
-    assert "tool.sh::build" in graph.state.nodes
+    assert graph.state.has_node("tool.sh::build")
     write_tree(tmp_path, {"tool.sh": "# nothing left\n"})
     graph.apply(ChangeBatch(updated=(analyze_path(tmp_path, "tool.sh"),)))
-    assert "tool.sh" not in graph.state.nodes
+    assert not graph.state.has_node("tool.sh")
     (tmp_path / "tool.sh").unlink()
     (tmp_path / "README.md").unlink()
     (tmp_path / "conf.json").unlink()

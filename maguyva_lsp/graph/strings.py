@@ -1,0 +1,169 @@
+"""Interned strings of the graph's tables: every path, name, qualified name and node id is an int32 id.
+
+A table is a frozen base — one UTF-8 blob, the offsets of each string in it, each string's CRC-32 and an
+open-addressing hash table of ids — which may be memory-mapped as it was written, plus an in-memory overlay for the
+strings added since. Ids never change: the overlay's ids continue after the base's, and `frozen()` moves the overlay
+into a new base under the same ids, so tables written against an older base stay valid.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import numpy.typing as npt
+
+NO_STRING = -1  # the id of an absent optional string (a definition without a parent, an import without an alias)
+_EMPTY_SLOT = -1
+_MIN_SLOTS = 8
+_ENCODING = "utf-8"
+_ERRORS = "surrogatepass"  # decoded source may hold lone surrogates; they must survive the round trip
+
+IdArray = npt.NDArray[np.int32]
+
+
+def _encode(text: str) -> bytes:
+    return text.encode(_ENCODING, _ERRORS)
+
+
+def _slot_count(n: int) -> int:
+    """A power of two at least twice the strings: probes stay short."""
+    size = _MIN_SLOTS
+    while size < 2 * n:
+        size *= 2
+    return size
+
+
+def _hash_slots(hashes: npt.NDArray[np.uint32], size: int) -> IdArray:
+    """Linear-probing slots for every id, vectorised: each round places, per free slot, the first id that reaches
+    it; the others move one slot on. An id only passes slots that stay occupied, so a lookup probing from its home
+    slot meets it before any empty slot."""
+    slots = np.full(size, _EMPTY_SLOT, dtype=np.int32)
+    mask = size - 1
+    pending = np.arange(len(hashes), dtype=np.int32)
+    position = (hashes.astype(np.int64) & mask).astype(np.int64)
+    while len(pending):
+        free = slots[position] == _EMPTY_SLOT
+        free_rows = np.flatnonzero(free)
+        claimed, first = np.unique(position[free_rows], return_index=True)
+        slots[claimed] = pending[free_rows[first]]
+        placed = np.zeros(len(pending), dtype=bool)
+        placed[free_rows[first]] = True
+        pending = pending[~placed]
+        position = (position[~placed] + 1) & mask
+    return slots
+
+
+class StringTable:
+    """Ids ↔ strings. Lookups of the base go through its hash slots (no Python object per string); the overlay is a
+    dict of the few strings added since the base was frozen. One writer interns; readers may look up meanwhile."""
+
+    def __init__(
+        self,
+        blob: npt.NDArray[np.uint8],
+        offsets: npt.NDArray[np.int64],
+        hashes: npt.NDArray[np.uint32],
+        slots: IdArray,
+    ) -> None:
+        self._blob = blob
+        self._view = memoryview(blob.data) if len(blob) else memoryview(b"")
+        self._offsets = offsets
+        self._hashes = hashes
+        self._slots = slots
+        # Python ints from memoryviews: a lookup probes a few of them, faster than numpy scalars.
+        self._offset_at = memoryview(offsets.data) if len(offsets) else memoryview(b"")
+        self._hash_at = memoryview(hashes.data) if len(hashes) else memoryview(b"")
+        self._slot_at = memoryview(slots.data)
+        self._mask = len(slots) - 1
+        self._base = len(offsets) - 1
+        self._added: dict[str, int] = {}
+        self._added_texts: list[str] = []
+
+    @classmethod
+    def empty(cls) -> StringTable:
+        return cls.build(())
+
+    @classmethod
+    def build(cls, texts: Iterable[str]) -> StringTable:
+        """A frozen table of these strings, ids in order (duplicates are the caller's to avoid)."""
+        encoded = [_encode(t) for t in texts]
+        lengths = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=len(encoded))
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        blob = np.frombuffer(b"".join(encoded), dtype=np.uint8).copy()
+        hashes = np.fromiter((zlib.crc32(b) for b in encoded), dtype=np.uint32, count=len(encoded))
+        return cls(blob, offsets, hashes, _hash_slots(hashes, _slot_count(len(encoded))))
+
+    def __len__(self) -> int:
+        return self._base + len(self._added_texts)
+
+    @property
+    def added(self) -> int:
+        """Strings interned since the base was frozen."""
+        return len(self._added_texts)
+
+    def find(self, text: str) -> int:
+        """The id of a string, or NO_STRING when the table does not hold it."""
+        added = self._added.get(text)
+        if added is not None:
+            return added
+        data = _encode(text)
+        full = zlib.crc32(data)
+        position = full & self._mask
+        offsets, hashes, slots = self._offset_at, self._hash_at, self._slot_at
+        while True:
+            sid = slots[position]
+            if sid == _EMPTY_SLOT:
+                return NO_STRING
+            if hashes[sid] == full and self._view[offsets[sid] : offsets[sid + 1]] == data:
+                return sid
+            position = (position + 1) & self._mask
+
+    def intern(self, text: str) -> int:
+        """The id of a string, adding it when new."""
+        sid = self.find(text)
+        if sid != NO_STRING:
+            return sid
+        sid = len(self)
+        self._added[text] = sid
+        self._added_texts.append(text)
+        return sid
+
+    def optional(self, text: str | None) -> int:
+        return NO_STRING if text is None else self.intern(text)
+
+    def text(self, sid: int) -> str:
+        if sid >= self._base:
+            return self._added_texts[sid - self._base]
+        return str(self._view[self._offset_at[sid] : self._offset_at[sid + 1]], _ENCODING, _ERRORS)
+
+    def text_or_none(self, sid: int) -> str | None:
+        return None if sid == NO_STRING else self.text(sid)
+
+    def frozen(self) -> StringTable:
+        """The same ids, all in a new base (the overlay encoded and hashed; the old base's arrays copied once)."""
+        if not self._added_texts:
+            return self
+        encoded = [_encode(t) for t in self._added_texts]
+        lengths = np.fromiter((len(b) for b in encoded), dtype=np.int64, count=len(encoded))
+        tail = self._offsets[-1] + np.cumsum(lengths)
+        offsets = np.concatenate([self._offsets, tail])
+        blob = np.concatenate([np.asarray(self._blob), np.frombuffer(b"".join(encoded), dtype=np.uint8)])
+        added_hashes = np.fromiter((zlib.crc32(b) for b in encoded), dtype=np.uint32, count=len(encoded))
+        hashes = np.concatenate([np.asarray(self._hashes), added_hashes])
+        return StringTable(blob, offsets, hashes, _hash_slots(hashes, _slot_count(len(hashes))))
+
+    def arrays(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The frozen form, for a segment file (the overlay must be frozen first)."""
+        table = self.frozen()
+        return {"blob": table._blob, "offsets": table._offsets, "hashes": table._hashes, "slots": table._slots}
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, npt.NDArray[np.generic]]) -> StringTable:
+        return cls(
+            np.asarray(arrays["blob"], dtype=np.uint8),
+            np.asarray(arrays["offsets"], dtype=np.int64),
+            np.asarray(arrays["hashes"], dtype=np.uint32),
+            np.asarray(arrays["slots"], dtype=np.int32),
+        )
