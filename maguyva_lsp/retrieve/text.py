@@ -52,6 +52,10 @@ REGEX_SCAN_MAX_CHARS = 64 * 1024 * 1024
 MAX_ERROR_TOKEN_OCCURRENCES = 2000
 # At most this many two-word phrases of a pasted message (the longest) find the files that may write it.
 MAX_TRIGGER_PHRASES = 8
+# The rarest phrases are used, at least MIN_TRIGGER_PHRASES of them, and more while the files they name stay under
+# MAX_PHRASE_FILES.
+MIN_TRIGGER_PHRASES = 2
+MAX_PHRASE_FILES = 60
 # A pasted message's sites at or above this recall come before the trace's frames; weaker sites come after them.
 FULL_MESSAGE_RECALL = 0.99
 
@@ -206,29 +210,46 @@ class TextRetriever:
         index = self._state.trigrams
         deadline = Deadline(VERIFY_TIME_BUDGET_S)
         phrases = sorted(message_phrases(pasted.message), key=lambda p: (-len(p), p))[:MAX_TRIGGER_PHRASES]
-        holding: set[int] = set()
+        by_phrase: list[tuple[int, str, list[int]]] = []
         for phrase in phrases:
             ids = index.candidates(all_of(string_trigrams(phrase, ignore_case=True)), ignore_case=True)
-            if ids is not None:
-                holding.update(ids.tolist())
+            if ids is not None and ids.size:
+                by_phrase.append((int(ids.size), phrase, ids.tolist()))
+        # The rarest phrases first, while the files they name stay few: a literal holds most of its message's
+        # phrases, so the specific ones find it; "not defined" alone would name half of a code base.
+        by_phrase.sort()
+        holding: set[int] = set()
+        triggers: list[str] = []
+        for _, phrase, phrase_docs in by_phrase:
+            if len(triggers) >= MIN_TRIGGER_PHRASES and len(holding) + len(phrase_docs) > MAX_PHRASE_FILES:
+                break
+            holding.update(phrase_docs)
+            triggers.append(phrase)
         if holding:
             docs = [index.docs[i] for i in sorted(holding)][:MAX_CANDIDATE_FILES]
-            sites = find_message_sites(docs, pasted.message, pasted.name, deadline, triggers=phrases)
+            sites = find_message_sites(docs, pasted.message, pasted.name, deadline, triggers=triggers)
             if sites:
                 return sites
         anchors = anchor_words(message_words(pasted.message))
         counts: dict[int, int] = {}
-        frequency: dict[str, int] = {}
+        holders: dict[str, set[int]] = {}
         for anchor in anchors:
             ids = index.candidates(all_of(string_trigrams(anchor, ignore_case=True)), ignore_case=True)
-            frequency[anchor] = index.document_count if ids is None else int(ids.size)
-            for doc_id in () if ids is None else ids.tolist():
+            holders[anchor] = set(index.docs) if ids is None else set(ids.tolist())
+            for doc_id in holders[anchor]:
                 counts[doc_id] = counts.get(doc_id, 0) + 1
         needed = max(1, round(len(anchors) * ANCHOR_SHARE))
-        ranked = sorted((doc_id for doc_id, n in counts.items() if n >= needed), key=lambda d: -counts[d])
-        rarest = sorted(anchors, key=lambda a: (frequency[a], -len(a)))[:TRIGGER_ANCHORS]
+        # The rarest anchor words trigger sites, more of them while the files they name stay few.
+        triggers = []
+        named: set[int] = set()
+        for anchor in sorted(anchors, key=lambda a: (len(holders[a]), -len(a)))[:TRIGGER_ANCHORS]:
+            if triggers and len(named | holders[anchor]) > MAX_PHRASE_FILES:
+                break
+            triggers.append(anchor)
+            named |= holders[anchor]
+        ranked = sorted((d for d in named if counts[d] >= needed), key=lambda d: -counts[d])
         docs = [index.docs[doc_id] for doc_id in ranked[:MAX_CANDIDATE_FILES]]
-        return find_message_sites(docs, pasted.message, pasted.name, deadline, triggers=rarest)
+        return find_message_sites(docs, pasted.message, pasted.name, deadline, triggers=triggers)
 
     def _literal_exact_case_first(self, text: str, limit: int) -> list[Hit]:
         """A literal matched regardless of case, but with the matches in the exact case typed ranked first: someone
