@@ -28,7 +28,7 @@ from maguyva_lsp.config import Settings
 from maguyva_lsp.engine import Engine
 
 sys.path.insert(0, str(Path(__file__).parent))
-from intent_corpus import _LOG_METHODS, _error_name, _good_message, render_message
+from intent_corpus import _LOG_METHODS, _error_name, _good_message, logging_call, render_log_message, render_message
 
 DEFAULT_PACKAGES = ("click", "httpx", "requests", "watchdog", "pygls", "jedi")
 FORMS = ("name", "qualified", "traceback", "prefix", "log", "pylog")
@@ -72,25 +72,11 @@ def questions(root: Path, package: str, per_package: int, rng: random.Random) ->
                 )
                 out.append({"form": "traceback", "query": trace, "key": key})
                 out.append({"form": "prefix", "query": f"error: {message}", "key": key})
-            elif (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in _LOG_METHODS
-                and node.args
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id in ("log", "logger", "logging", "_log", "_logger", "LOG", "LOGGER")
-            ):
-                message = render_message(node.args[0], rng)
-                if not (message and _good_message(message)):
+            elif isinstance(node, ast.Call) and logging_call(node):
+                assert isinstance(node.func, ast.Attribute)
+                filled = render_log_message(node, rng)
+                if not (filled and _good_message(filled)):
                     continue
-                filled = (
-                    "".join(
-                        rng.choice(("42", "foo", "/tmp/x")) if part == "\0" else part
-                        for part in __import__("re").sub(r"%[-#0 +]*\d*(?:\.\d+)?[sdrifgx]", "\0", message).split("\0")
-                    )
-                    if "%" in message
-                    else message
-                )
                 level = _LOG_METHODS[node.func.attr]
                 key = ("log", ast.unparse(node.args[0]))
                 sites.setdefault(key, []).append((rel, node.args[0].lineno))

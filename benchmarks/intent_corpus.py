@@ -233,6 +233,26 @@ def render_raise(name: str, message: str, module: str, where: tuple[str, int], r
 _LOG_METHODS = {"error": "ERROR", "warning": "WARNING", "warn": "WARNING", "exception": "ERROR", "critical": "CRITICAL"}
 
 
+def logging_call(node: ast.Call) -> bool:
+    """`log.error("...", ...)`, `logger.warning(...)`, `logging.exception(...)` with a first argument."""
+    func = node.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr in _LOG_METHODS
+        and bool(node.args)
+        and isinstance(func.value, ast.Name)
+        and func.value.id in ("log", "logger", "logging", "_log", "_logger", "LOG", "LOGGER")
+    )
+
+
+def render_log_message(node: ast.Call, rng: random.Random) -> str | None:
+    """The message a logging call prints: logging fills its %-placeholders from the call's arguments."""
+    message = render_message(node.args[0], rng)
+    return (
+        None if message is None else re.sub(r"%[-#0 +]*\d*(?:\.\d+)?[sdrifgx]", lambda _: rng.choice(_VALUES), message)
+    )
+
+
 def render_log(level: str, message: str, module: str, rng: random.Random) -> str:
     form = rng.random()
     stamp = (
@@ -315,17 +335,8 @@ def python_items(
                 if name and message and _good_message(message):
                     rel = path.as_posix().split("site-packages/")[-1].split("python3.11/")[-1]
                     add("raise", repo, render_raise(name, message, module, (rel, node.lineno), rng), "exact_match")
-            elif (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in _LOG_METHODS
-                and node.args
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id in ("log", "logger", "logging", "_log", "_logger", "LOG", "LOGGER")
-            ):
-                message = render_message(node.args[0], rng)
-                if message:  # logging fills its own %-placeholders from the call's arguments
-                    message = re.sub(r"%[-#0 +]*\d*(?:\.\d+)?[sdrifgx]", lambda _: rng.choice(_VALUES), message)
+            elif isinstance(node, ast.Call) and logging_call(node):
+                message = render_log_message(node, rng)
                 if message and _good_message(message):
                     add("log", repo, render_log(_LOG_METHODS[node.func.attr], message, module, rng), "exact_match")
         for first in _comment_blocks(source):

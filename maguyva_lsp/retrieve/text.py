@@ -4,6 +4,7 @@ losing a match that grep would find), and BM25 over chunks for natural-language 
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 
 from maguyva_lsp.config import DEFAULT_LIMIT
@@ -50,6 +51,15 @@ LITERAL_SCAN_MAX_CHARS = 256 * 1024 * 1024
 REGEX_SCAN_MAX_CHARS = 64 * 1024 * 1024
 # An error token's occurrences are ranked from at most this many (definitions, raise sites, mentions).
 MAX_ERROR_TOKEN_OCCURRENCES = 2000
+# Error types every program raises: their name says nothing about where a message comes from.
+GENERIC_ERROR_NAMES: frozenset[str] = frozenset(
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)
+) | frozenset(
+    "Error TypeError RangeError SyntaxError ReferenceError EvalError URIError AggregateError "  # JavaScript
+    "RuntimeException IllegalArgumentException IllegalStateException NullPointerException IOException "  # Java
+    "UnsupportedOperationException IndexOutOfBoundsException ArgumentException ArgumentNullException "  # Java, C#
+    "InvalidOperationException ArgumentOutOfRangeException NotImplementedException".split()  # C#
+)
 # At most this many two-word phrases of a pasted message (the longest) find the files that may write it.
 MAX_TRIGGER_PHRASES = 8
 # The rarest phrases are used, at least MIN_TRIGGER_PHRASES of them, and more while the files they name stay under
@@ -182,6 +192,10 @@ class TextRetriever:
         full = [s for s in sites if s.recall >= FULL_MESSAGE_RECALL]
         partial = [s for s in sites if s.recall < FULL_MESSAGE_RECALL]
         hits = [_site_hit(s) for s in full] + frames + [_site_hit(s) for s in partial]
+        if not hits and pasted.name and pasted.name not in GENERIC_ERROR_NAMES:
+            # The message is written nowhere (built at run time, or from another version): the project's own error
+            # type still says where it comes from — its definition, then its raise sites.
+            return self.find_error_token(pasted.name, limit)
         for rank, hit in enumerate(hits[:limit]):
             hit.score = 1.0 / (1 + rank)
         return hits[:limit]

@@ -252,6 +252,15 @@ def test_a_bare_error_token_puts_its_definition_first_then_its_raise_sites(retri
     assert [(h.path, h.span.start_line + 1) for h in go] == [("args.go", 15), ("args.go", 19)]
 
 
+def test_an_unwritten_message_of_a_project_error_finds_the_error_type(retriever: TextRetriever) -> None:
+    # the message is built at run time (or comes from another version): ConfigError's definition, then its raises
+    lines = top(retriever, "app.config.ConfigError: something the source never says", 3)
+    assert lines[0] == ("app/config.py", 9)
+    assert set(lines[1:3]) == {("app/config.py", 30), ("app/config.py", 35)}
+    # a generic error type points nowhere: no answer from the error name
+    assert retriever.search(RetrievalQuery(classify("RuntimeError: something the source never says")), 20) == []
+
+
 def test_the_subsequence_and_the_score() -> None:
     assert common_subsequence(["a", "b", "c"], ["x", "a", "c", "b", "c"]) == 3
     assert common_subsequence(["a", "b"], []) == 0
