@@ -1,5 +1,6 @@
-"""The contract between the segment set and each index stored per segment (a *part*: the text postings, the symbol
-table ...): how a part's arrays are derived from a segment's core columns, and how they are opened for queries.
+"""The contracts between the segment set and the indexes it stores: a *part* of every segment (the text postings,
+the symbol table ...), derived from the segment's core columns and opened for queries; and a *chain* for an index
+that is not split by file (the graph, the vectors), exported at every commit.
 
 A part never sees tombstones: it is built once for every file of its segment, and its reader answers for any file;
 the retriever that queries it masks dead files with the segment's `alive` flags (a file's rows are live iff its file
@@ -9,11 +10,12 @@ from its core columns (no file is analysed again).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from maguyva_lsp.index.analysis_columns import CoreColumns
-from maguyva_lsp.store.container import Array
+from maguyva_lsp.store.container import Array, Container
 
 
 class PartBuilder(Protocol):
@@ -33,4 +35,33 @@ class PartBuilder(Protocol):
 
     def open(self, arrays: Mapping[str, Array], core: CoreColumns) -> Any:
         """The part's reader over its arrays (mapped read-only from the store, or in memory)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChainExport:
+    """What a chain part hands the store at a commit: containers to write (arrays, meta), replacing the part's chain
+    (`base`) or appended to it. No containers: nothing changed since the last export."""
+
+    base: bool
+    containers: Sequence[tuple[Mapping[str, Array], Mapping[str, object]]] = ()
+
+
+class ChainPart(Protocol):
+    """An index that is not split by file (the graph, the vectors): persisted as a chain of containers that the
+    manifest names in order — a base and the deltas written after it."""
+
+    @property
+    def name(self) -> str: ...
+
+    def export(self) -> ChainExport:
+        """What changed since the last export (called at every commit, under the segment set's lock)."""
+        ...
+
+    def export_failed(self) -> None:
+        """The last export could not be written: the next one must be a base."""
+        ...
+
+    def open(self, containers: Sequence[Container]) -> None:
+        """Take the chain the manifest names (mapped, in order); an empty sequence: start from nothing."""
         ...

@@ -22,9 +22,9 @@ import numpy.typing as npt
 
 from maguyva_lsp.failures import BACKGROUND
 from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns, encode_analyses, merge_core
-from maguyva_lsp.index.segment_parts import PartBuilder
+from maguyva_lsp.index.segment_parts import ChainPart, PartBuilder
 from maguyva_lsp.model import FileAnalysis
-from maguyva_lsp.store.container import Array, ContainerError, ContainerRecord
+from maguyva_lsp.store.container import Array, Container, ContainerError, ContainerRecord
 from maguyva_lsp.store.manifest import Manifest, SegmentEntry
 from maguyva_lsp.store.segment_store import SegmentStore
 
@@ -115,6 +115,7 @@ class Segments:
         self.current = SegmentSet()
         self.problems: list[str] = []  # what opening found wrong (damaged segments), for the user
         self.ready = False  # True once anything was indexed or opened: an index exists, possibly empty
+        self._chains: list[ChainPart] = []
         if store is not None:
             self.current = self._open(store.manifest)
             self.ready = bool(self.current.segments)
@@ -321,8 +322,52 @@ class Segments:
         readers = {part.name: part.open(part.build(core), core) for part in self._parts}
         return Segment("", core, np.ones(core.file_count, dtype=np.bool_), {}, readers)
 
+    def attach_chain(self, part: ChainPart) -> None:
+        """Persist `part` with every commit from now on, after opening the chain the manifest names for it (a
+        damaged container: the part starts from nothing and rebuilds)."""
+        with self._lock:
+            containers: list[Container] = []
+            store = self._store
+            if store is not None:
+                try:
+                    containers = [store.open(r) for r in store.manifest.chains.get(part.name, ())]
+                except ContainerError as exc:
+                    log.warning("the stored %s index is unusable (%s): it is rebuilt", part.name, exc)
+                    self.problems.append(f"the stored {part.name} index was unusable ({exc}) and is rebuilt")
+                    containers = []
+            part.open(containers)
+            self._chains.append(part)
+
+    def commit_chains(self) -> None:
+        """Write what the chain parts changed since the last commit (the segments stay as they are)."""
+        with self._lock:
+            self._publish(list(self.current.segments))
+
+    def _chain_records(self, store: SegmentStore) -> dict[str, tuple[ContainerRecord, ...]]:
+        """Each chain part's containers after writing what it exported (a part whose write fails keeps its old
+        chain and is told, so that its next export is a base)."""
+        chains = dict(store.manifest.chains)
+        for part in self._chains:
+            export = part.export()
+            if not export.containers and not export.base:
+                continue
+            idents = [store.new_id() for _ in export.containers]
+            try:
+                records = tuple(
+                    store.write(ident, part.name, arrays, {**meta, "part": part.name})
+                    for ident, (arrays, meta) in zip(idents, export.containers, strict=True)
+                )
+            except OSError as exc:
+                store.release(idents)
+                part.export_failed()
+                _write_failed(store, exc)
+                continue
+            chains[part.name] = records if export.base else (*chains.get(part.name, ()), *records)
+        return chains
+
     def _publish(self, segments: list[Segment]) -> None:
-        """Make these segments the current snapshot, committing them to the store first when it is writable."""
+        """Make these segments the current snapshot, committing them (and what the chain parts changed) to the store
+        first when it is writable."""
         store = self._store
         if store is not None and store.writable:
             entries = tuple(
@@ -332,8 +377,11 @@ class Segments:
             )
             base = store.manifest
             try:
-                store.commit(Manifest(base.schema, base.fingerprint, segments=entries, chains=base.chains))
+                chains = self._chain_records(store)
+                store.commit(Manifest(base.schema, base.fingerprint, segments=entries, chains=chains))
             except OSError as exc:
+                for part in self._chains:
+                    part.export_failed()
                 _write_failed(store, exc)
         self.current = SegmentSet(tuple(segments))
 

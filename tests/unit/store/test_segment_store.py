@@ -4,13 +4,16 @@ process reads, damaged segments are dropped (their files analysed again), merges
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.index.segment_set import MAX_SEGMENTS, Segments
 from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, SourceFile, Span
+from maguyva_lsp.store.container import Container
 from maguyva_lsp.store.manifest import MANIFEST_NAME, STORE_FORMAT, read_manifest
 from maguyva_lsp.store.segment_store import DATA_DIR, SegmentStore, default_index_dir
 
@@ -182,3 +185,67 @@ def test_default_index_dir_is_keyed_by_root(tmp_path: Path) -> None:
     b = default_index_dir(tmp_path / "two", None)
     assert a != b
     assert default_index_dir(tmp_path / "one", str(tmp_path / "idx")).parent == tmp_path / "idx"
+
+
+class CountingChain:
+    """A small chain part: each export writes the values added since the last one (a base first)."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.values: list[int] = []
+        self.exported = 0
+        self.must_base = True
+        self.opened: list[list[int]] = []
+
+    def add(self, *values: int) -> None:
+        self.values.extend(values)
+
+    def export(self) -> ChainExport:
+        base = self.must_base
+        fresh = self.values if base else self.values[self.exported :]
+        self.must_base = False
+        self.exported = len(self.values)
+        if not fresh and not base:
+            return ChainExport(False)
+        return ChainExport(base, [({"v": np.array(fresh, dtype=np.int64)}, {"n": len(fresh)})])
+
+    def export_failed(self) -> None:
+        self.must_base = True
+
+    def open(self, containers: Sequence[Container]) -> None:
+        self.opened = [list(c["v"]) for c in containers]
+        self.values = [v for chunk in self.opened for v in chunk]
+        self.exported = len(self.values)
+        self.must_base = not containers
+
+
+def test_a_chain_part_is_written_with_each_commit_and_reopened_in_order(tmp_path: Path) -> None:
+    segments = open_segments(tmp_path)
+    chain = CountingChain()
+    segments.attach_chain(chain)
+    chain.add(1, 2)
+    segments.save([analysis("a.py")])
+    chain.add(3)
+    segments.commit_chains()
+    segments.commit_chains()  # nothing new: no container
+    chain.add(4, 5)
+    segments.save([], removed=["a.py"])
+    segments.close()
+    manifest = read_manifest(tmp_path)
+    assert manifest is not None and len(manifest.chains["counting"]) == 3
+    reopened = open_segments(tmp_path)
+    again = CountingChain()
+    reopened.attach_chain(again)
+    assert again.opened == [[1, 2], [3], [4, 5]] and again.values == [1, 2, 3, 4, 5]
+    again.must_base = True  # a base replaces the chain
+    reopened.commit_chains()
+    reopened.close()
+    manifest = read_manifest(tmp_path)
+    assert manifest is not None and len(manifest.chains["counting"]) == 1
+    assert {p.name for p in (tmp_path / DATA_DIR).iterdir()} == manifest.container_names()
+    last = CountingChain()
+    final = open_segments(tmp_path)
+    final.attach_chain(last)
+    assert last.opened == [[1, 2, 3, 4, 5]]
+    final.close()
