@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from maguyva_lsp import engine as engine_module
+from maguyva_lsp import indexing as indexing_module
 from maguyva_lsp.config import Settings
 from maguyva_lsp.engine import Engine
 from maguyva_lsp.heap import collector_paused
@@ -58,7 +58,7 @@ def test_a_large_index_run_freezes_and_a_small_one_does_not(tmp_path: Path, monk
         assert gc.get_freeze_count() == 0 and gc.isenabled()
     finally:
         small.close()
-    monkeypatch.setattr(engine_module, "LARGE_INDEX_FILES", 3)
+    monkeypatch.setattr(indexing_module, "LARGE_INDEX_FILES", 3)
     large = Engine(root, Settings(), persist=False)
     try:
         large.index()

@@ -1,0 +1,320 @@
+"""The indexing side of the engine: brings the segments (and the retrievers fed by batches of analyses) in line with
+the folder — a scan compared with the stored files' size and mtime, analysis of what changed, one segment per
+applied batch, open editor buffers shown over the stored files — one writer at a time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from maguyva_lsp.config import Settings
+from maguyva_lsp.failures import BACKGROUND
+from maguyva_lsp.heap import collector_paused
+from maguyva_lsp.index.file_table import FileTable
+from maguyva_lsp.index.segment_set import Segments
+from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
+from maguyva_lsp.model import ChangeBatch, FileAnalysis, SourceFile
+from maguyva_lsp.retrieve.base import Retriever
+from maguyva_lsp.scan.ignore import IGNORE_FILE_NAMES
+from maguyva_lsp.scan.skips import NOT_RECORDED, Skip, SkipReason, printable_path
+from maguyva_lsp.scan.walker import WorkspaceScanner
+from maguyva_lsp.semantic_lane import SemanticLane
+
+log = logging.getLogger(__name__)
+
+# Files applied at once during a full index: searches in between see partial results. Each batch costs a segment
+# (and the graph a re-resolution of the names the batch adds), so batches grow geometrically: the first results come
+# early and a cold index still makes only a handful of segments.
+FIRST_APPLY_BATCH_FILES = 256
+APPLY_BATCH_GROWTH = 2
+# An index run that loads or analyses at least this many files runs with the cyclic collector paused and freezes what
+# it built (heap.py): the index makes no cycles, and full collections rescanning its objects cost seconds.
+LARGE_INDEX_FILES = 500
+
+
+@dataclass(frozen=True, slots=True)
+class IndexProgress:
+    """Where an index run is: a phase, and files done out of total in that phase."""
+
+    phase: str  # "scanning", "loading", "analyzing", "done"
+    done: int
+    total: int
+
+
+@dataclass(slots=True)
+class IndexCounters:
+    """What indexing did, cumulatively: files parsed anew versus taken from the store."""
+
+    analyzed: int = 0
+    reused: int = 0
+    removed: int = 0
+    skipped: int = 0
+    last_index_seconds: float = 0.0
+
+
+ProgressCallback = Callable[[IndexProgress], None]
+
+
+class IndexWriter:
+    """The one writer of a workspace's index. `fed` retrievers take batches of analyses (those that do not read the
+    segments themselves); the semantic retriever takes them on its own lane."""
+
+    def __init__(
+        self,
+        root: Path,
+        settings: Settings,
+        segments: Segments,
+        analyzer: Analyzer,
+        *,
+        fed: Sequence[Retriever],
+        semantic_lane: SemanticLane,
+    ) -> None:
+        self.root = root
+        self.settings = settings
+        self.segments = segments
+        self.files = FileTable(segments)
+        self.counters = IndexCounters()
+        self.skipped: dict[str, Skip] = {}  # printable root-relative path → why it is not indexed
+        self.buffers: dict[str, str] = {}
+        self.lock = threading.RLock()
+        self.running = False  # an index run is under way
+        self.indexed_once = False
+        self._analyzer = analyzer
+        self._fed = tuple(fed)
+        self._lane = semantic_lane
+        self._known: set[str] = set()  # paths the fed retrievers hold (they learn of stored files at the first run)
+        self.scanner = self._new_scanner()
+
+    # -- whole runs ---------------------------------------------------------------------------------------------------
+
+    def index(self, progress: ProgressCallback | None = None) -> IndexCounters:
+        """Bring the index in line with the folder: stored files of unchanged size and mtime are kept, the rest is
+        analysed, files gone from the folder are removed."""
+        started = time.perf_counter()
+        with self.lock:
+            self.running = True
+            try:
+                self._index(progress or (lambda _p: None))
+            finally:
+                self.running = False
+                self.indexed_once = True
+        self.counters.last_index_seconds = time.perf_counter() - started
+        return self.counters
+
+    def _index(self, report: ProgressCallback) -> None:
+        report(IndexProgress("scanning", 0, 0))
+        scan = self.scanner.scan()
+        self.skipped = dict(scan.skipped)
+        stored = self.segments.stored_files()
+        current = {f.path: f for f in scan.files}
+        gone = [p for p in {*stored, *self._known} if p not in current and p not in self.buffers]
+        kept: list[str] = []
+        to_analyze: list[SourceFile] = []
+        for path, file in current.items():
+            if path in self.buffers:
+                continue  # an open buffer's content wins over the disk until the buffer is closed
+            row = stored.get(path)
+            if row is not None and (row.size, row.mtime_ns) == (file.size, file.mtime_ns):
+                kept.append(path)
+            else:
+                to_analyze.append(file)
+        unfed = [p for p in kept if p not in self._known] if self._fed else []
+        large = len(unfed) + len(to_analyze) >= LARGE_INDEX_FILES
+        with collector_paused(freeze=True) if large else contextlib.nullcontext():
+            if gone:
+                self.apply(ChangeBatch(removed=tuple(gone)))
+                self.counters.removed += len(gone)
+            unreadable = self._feed_stored(unfed, report) if unfed else set()
+            # Stored files the segments could not give back are analysed afresh.
+            to_analyze.extend(current[p] for p in unreadable)
+            if not self.indexed_once:
+                self.counters.reused += len(kept) - len(unreadable)
+            self._analyze_and_apply(to_analyze, report)
+        report(IndexProgress("done", len(current), len(current)))
+
+    def _feed_stored(self, paths: list[str], report: ProgressCallback) -> set[str]:
+        """Hand stored files to the retrievers that take batches (the others read the segments directly); returns
+        the paths whose analysis could not be rebuilt."""
+        report(IndexProgress("loading", 0, len(paths)))
+        # A stored analysis describes the same bytes (same size and mtime), refined language and class included.
+        # One batch: decoding is the slow part, and one batch lets the graph resolve names once.
+        batch = tuple(self.segments.load(paths))
+        self.apply(ChangeBatch(updated=batch), indexed=True)
+        report(IndexProgress("loading", len(batch), len(paths)))
+        return set(paths) - {a.path for a in batch}
+
+    def _analyze_and_apply(self, files: list[SourceFile], report: ProgressCallback) -> None:
+        total = len(files)
+        done = 0
+        pending: list[FileAnalysis] = []
+        batch_files = FIRST_APPLY_BATCH_FILES
+        report(IndexProgress("analyzing", 0, total))
+        for batch in self._analyzer.analyze(files):
+            for result in batch:
+                if isinstance(result, Skipped):
+                    self.skipped[result.path] = result.skip
+                    self.counters.skipped += 1
+                    if result.path in self.files:
+                        self.apply(ChangeBatch(removed=(result.path,)))
+                else:
+                    pending.append(result)
+            done += len(batch)
+            if len(pending) >= batch_files:
+                self.apply(ChangeBatch(updated=tuple(pending)))
+                self.counters.analyzed += len(pending)
+                pending = []
+                batch_files *= APPLY_BATCH_GROWTH
+            report(IndexProgress("analyzing", done, total))
+        if pending:
+            self.apply(ChangeBatch(updated=tuple(pending)))
+            self.counters.analyzed += len(pending)
+
+    # -- single changes -----------------------------------------------------------------------------------------------
+
+    def update(self, paths: Iterable[str | Path]) -> ChangeBatch:
+        """Re-index just these paths (absolute or root-relative): files or folders changed, created, deleted.
+
+        A changed ignore file re-evaluates its folder: newly ignored files leave the index, newly included ones join.
+        Files whose size and modification time match what is indexed are not re-read."""
+        updated: list[FileAnalysis] = []
+        removed: list[str] = []
+        with self.lock:
+            requested = list(paths)
+            ignore_folders = self._changed_ignore_folders(requested)
+            if ignore_folders:
+                self.scanner = self._new_scanner()
+                requested.extend(ignore_folders)
+            for rel in self._expand(requested):
+                if rel in self.buffers:
+                    continue  # an open buffer's content wins over the disk until the buffer is closed
+                verdict = self.scanner.check(self.root / rel)
+                if not isinstance(verdict, Skip) and self.files.identity(rel) == (verdict.size, verdict.mtime_ns):
+                    continue
+                result = (
+                    read_and_analyze(verdict, self.settings.chunk_lines, max_file_size=self.settings.max_file_size)
+                    if not isinstance(verdict, Skip)
+                    else Skipped(rel, verdict)
+                )
+                if isinstance(result, FileAnalysis):
+                    updated.append(result)
+                    self.skipped.pop(rel, None)
+                    continue
+                if result.skip.reason in NOT_RECORDED:  # a deleted or ignored file is gone, not skipped
+                    self.skipped.pop(printable_path(rel), None)
+                else:
+                    self.skipped[printable_path(rel)] = result.skip
+                if rel in self.files:
+                    removed.append(rel)
+            batch = ChangeBatch(updated=tuple(updated), removed=tuple(removed))
+            if updated or removed:
+                self.apply(batch)
+                self.counters.analyzed += len(updated)
+                self.counters.removed += len(removed)
+        return batch
+
+    def remove(self, paths: Iterable[str | Path]) -> None:
+        """Forget these paths (deleted, or moved away)."""
+        with self.lock:
+            gone = [rel for rel in self._expand(paths) if rel in self.files]
+            if gone:
+                self.apply(ChangeBatch(removed=tuple(gone)))
+                self.counters.removed += len(gone)
+
+    def set_buffer(self, path: str | Path, text: str) -> bool:
+        """Search sees this unsaved content for the file until `close_buffer`. False when the path is not indexable."""
+        rel = self.relative(path)
+        if rel is None:
+            return False
+        verdict = self.scanner.check(self.root / rel)
+        if isinstance(verdict, Skip):
+            if verdict.reason is not SkipReason.MISSING:
+                return False
+            # A new, unsaved file: describe it from its name alone.
+            verdict = self.scanner.describe(rel)
+        result = read_and_analyze(verdict, self.settings.chunk_lines, text=text)
+        if not isinstance(result, FileAnalysis):
+            return False
+        with self.lock:
+            self.buffers[rel] = text
+            self.apply(ChangeBatch(updated=(result,)), from_buffer=True)
+        return True
+
+    def close_buffer(self, path: str | Path) -> None:
+        """Stop overriding the file with its buffer: the disk's content is indexed again."""
+        rel = self.relative(path)
+        if rel is None:
+            return
+        with self.lock:
+            if self.buffers.pop(rel, None) is not None:
+                self.update([rel])
+
+    def apply(self, batch: ChangeBatch, *, indexed: bool = False, from_buffer: bool = False) -> None:
+        """Apply one batch: a new segment (stored, unless it holds open buffers), then the fed retrievers and the
+        semantic lane. `indexed`: the batch's files are in the segments already (taken from the store)."""
+        if from_buffer:
+            self.segments.show_buffers(batch.updated)
+        elif not indexed:
+            self.segments.save(batch.updated, batch.removed)
+        for retriever in self._fed:
+            try:
+                retriever.apply(batch)
+            except Exception:  # one retriever's failure must not take the others down; its status says why
+                log.exception("the %s retriever failed to apply a batch", retriever.name, extra=BACKGROUND)
+        self._known.update(a.path for a in batch.updated)
+        self._known.difference_update(batch.removed)
+        self._lane.submit(batch)
+
+    # -- paths --------------------------------------------------------------------------------------------------------
+
+    def relative(self, raw: str | Path) -> str | None:
+        """Root-relative POSIX path ("" for the root itself), or None outside the root."""
+        path = Path(raw)
+        rel = path.as_posix() if not path.is_absolute() else self.scanner.relative(path)
+        return "" if rel == "." else rel
+
+    def _changed_ignore_folders(self, paths: list[str | Path]) -> list[str]:
+        """The folders whose ignore rules these paths change (a `.gitignore` or `.maguyvaignore` among them)."""
+        folders: list[str] = []
+        for raw in paths:
+            rel = self.relative(raw)
+            if rel is not None and PurePosixPath(rel).name in IGNORE_FILE_NAMES:
+                parent = PurePosixPath(rel).parent.as_posix()
+                folders.append("" if parent == "." else parent)
+        return folders
+
+    def _new_scanner(self) -> WorkspaceScanner:
+        return WorkspaceScanner(self.root, max_file_size=self.settings.max_file_size, exclude=self.settings.exclude)
+
+    def _expand(self, paths: Iterable[str | Path]) -> list[str]:
+        """Root-relative file paths behind these paths: a folder stands for the files in it (on disk or indexed)."""
+        out: dict[str, None] = {}
+        indexed: list[str] | None = None
+        for raw in paths:
+            rel = self.relative(raw)
+            if rel is None:
+                continue
+            absolute = self.root / rel
+            if indexed is None:
+                indexed = self.files.paths()
+            if absolute.is_dir():
+                out.update(dict.fromkeys(f.path for f in self.scanner.scan_folder(rel).files))
+                prefix = rel + "/" if rel else ""
+                out.update(dict.fromkeys(p for p in indexed if p.startswith(prefix)))
+            else:
+                # A path that is no folder now may have been one: its indexed files go (deleted, or the folder was
+                # replaced by a file of the same name).
+                prefix = rel + "/"
+                out.update(dict.fromkeys(p for p in indexed if p.startswith(prefix)))
+                if absolute.exists() or rel in self.files or printable_path(rel) in self.skipped:
+                    out[rel] = None
+        return list(out)
+
+    def status(self) -> dict[str, Any]:
+        return {"open_buffers": len(self.buffers)}
