@@ -13,9 +13,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +23,7 @@ import numpy.typing as npt
 from maguyva_lsp.graph.centrality import CentralityScores, compute_centrality, live_uses
 from maguyva_lsp.graph.model import EdgeSite, SymbolNode
 from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleKey, is_init_file, module_keys, system_of
+from maguyva_lsp.graph.persist import ExportedSegment, export_base, export_delta, open_chain
 from maguyva_lsp.graph.records import DepKey, FileRecord, build_record, changed_keys
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
 from maguyva_lsp.graph.segment import FileEntry, GraphSegment, SegmentBuilder
@@ -46,6 +47,7 @@ def empty_snapshot(strings: StringTable | None = None) -> GraphSnapshot:
 
 
 _V = TypeVar("_V")
+Array = npt.NDArray[Any]
 
 
 class _Loaded(dict[str, _V]):
@@ -287,6 +289,8 @@ class CodeGraph:
         self._view = (state, scores if scores is not None else compute_centrality(state))
         self._writer = threading.Lock()
         self._edge_count: tuple[GraphSnapshot, int] | None = None  # distinct node pairs, counted when asked
+        # What the last export wrote: its base segment, the strings that base was written with, its delta.
+        self._exported: tuple[GraphSegment, int, GraphSegment | None] | None = None
 
     @property
     def state(self) -> GraphSnapshot:
@@ -314,6 +318,54 @@ class CodeGraph:
             else:
                 snapshot = _update(state, records, removed)
             self._view = (snapshot, compute_centrality(snapshot))
+
+    # ---- persistence (the store writes and maps the arrays; see persist.py) ------------------------------------
+    def export(self, *, full: bool = False) -> list[ExportedSegment]:
+        """What changed since the last export, as elements of the stored chain: [] (nothing), [delta], or [base] /
+        [base, delta] when the base was rewritten since. `full` first merges the delta into the base (in memory
+        too) and returns that base alone."""
+        with self._writer:
+            state = self.state
+            unwritten = self._exported is None or not state.segments or self._exported[0] is not state.segments[0]
+            if full or (unwritten and len(state.segments) > 1):  # a base is written whole, without tombstones
+                self._view = _merged(*self._view)
+            state, scores = self._view
+            if not state.segments:
+                state = _with_empty_base(state)
+                self._view = (state, compute_centrality(state))
+                state, scores = self._view
+            out: list[ExportedSegment] = []
+            exported = self._exported
+            base = state.segments[0]
+            if exported is None or exported[0] is not base:
+                out.append(export_base(state, scores))
+                exported = (base, len(state.strings), None)
+            delta = state.segments[1] if len(state.segments) > 1 else None
+            if delta is not None and exported[2] is not delta:
+                out.append(export_delta(state, scores, exported[1]))
+                exported = (base, exported[1], delta)
+            self._exported = exported
+            return out
+
+    def open(self, arrays: Sequence[Mapping[str, Array]], metas: Sequence[Mapping[str, object]]) -> None:
+        """Take the state of a stored chain (mapped arrays, in chain order). Raises ValueError when it cannot be read
+        as a graph of this format; the graph is then unchanged."""
+        with self._writer:
+            snapshot, scores = open_chain(arrays, metas)
+            self._view = (snapshot, scores)
+            base_meta = metas[max(i for i, m in enumerate(metas) if m.get("kind") == "base")]
+            delta = snapshot.segments[1] if len(snapshot.segments) > 1 else None
+            self._exported = (snapshot.segments[0], int(str(base_meta["strings"])), delta)
+
+    def file_versions(self) -> dict[str, str]:
+        """The content hash of every file the graph holds (which version of each it resolved)."""
+        state = self.state
+        out: dict[str, str] = {}
+        for segment, live in zip(state.segments, state.live, strict=True):
+            a = segment.arrays
+            for row in np.flatnonzero(live).tolist():
+                out[state.strings.text(int(a["files.path"][row]))] = state.strings.text(int(a["files.hash"][row]))
+        return out
 
     def stats(self) -> dict[str, int]:
         state, scores = self.view()
@@ -466,3 +518,22 @@ def _with_delta(
         merged = merger.build()
         return GraphSnapshot.make(strings.frozen(), [merged], [np.ones(merged.file_count, dtype=bool)])
     return GraphSnapshot.make(strings, [base, delta], [live[0], np.ones(delta.file_count, dtype=bool)])
+
+
+def _with_empty_base(state: GraphSnapshot) -> GraphSnapshot:
+    """A state with no segment yet (nothing indexed) as one empty base, so that it can be written."""
+    segment = SegmentBuilder(state.strings).build()
+    return GraphSnapshot.make(state.strings, [segment], [np.ones(0, dtype=bool)])
+
+
+def _merged(state: GraphSnapshot, scores: CentralityScores) -> tuple[GraphSnapshot, CentralityScores]:
+    """The state as one base segment without tombstones; the centrality carried over by node and path (the values
+    are those of the same graph, renumbered)."""
+    if len(state.segments) == 1 and bool(np.all(state.live[0])):
+        return state, scores
+    builder = SegmentBuilder(state.strings)
+    for segment, live in zip(state.segments, state.live, strict=True):
+        builder.copy(segment, live)
+    merged = builder.build()
+    snapshot = GraphSnapshot.make(state.strings.frozen(), [merged], [np.ones(merged.file_count, dtype=bool)])
+    return snapshot, scores.renumbered(snapshot, state)

@@ -103,6 +103,26 @@ class CentralityScores:
         slot = self._slot(self.file_slot, path)
         return float(self.file_values[slot]) if slot != NO_SLOT else 0.0
 
+    def renumbered(self, snapshot: GraphSnapshot, previous: GraphSnapshot) -> CentralityScores:
+        """These values for the same graph laid out as `snapshot` (merged segments): looked up by node id and path
+        through the slots of `previous`, the snapshot they were computed for."""
+        node_ids = np.concatenate([s.arrays["nodes.id"] for s in snapshot.segments] or [np.zeros(0, np.int32)])
+        paths = np.concatenate([s.arrays["files.path"] for s in snapshot.segments] or [np.zeros(0, np.int32)])
+        old_nodes = previous.node_slot[node_ids]
+        old_files = previous.file_slot[paths]
+        return CentralityScores(
+            snapshot.strings,
+            snapshot.node_slot,
+            snapshot.file_slot,
+            self.values[old_nodes],
+            self.in_degree[old_nodes],
+            self.out_degree[old_nodes],
+            self.file_values[old_files],
+            self.node_count,
+            self.edge_count,
+            self.site_total,
+        )
+
     def arrays(self) -> dict[str, npt.NDArray[Any]]:
         """The computed arrays, for a segment file (the slot tables belong to the snapshot)."""
         counts = np.array([self.node_count, self.edge_count, self.site_total], dtype=np.int64)

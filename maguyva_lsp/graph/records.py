@@ -45,6 +45,7 @@ class FileRecord:
     # (qualified name, kind, name, member, toplevel) of each node: what other files' resolution can observe of them.
     def_identity: frozenset[tuple[str, str, str, bool, bool]] = field(default_factory=frozenset)
     complete: bool = True  # False: made from stored columns for other files' lookups, without its other uses
+    content_hash: str = ""  # of the analysed content: which version of the file the graph holds
 
     def node_ids(self) -> list[str]:
         return [self.module_node.node_id, *(n.node_id for n in self.symbols.values())]
@@ -55,7 +56,8 @@ def build_record(analysis: FileAnalysis) -> FileRecord:
     path = analysis.path
     language = analysis.file.language
     module_node = _module_node(path, language, analysis.text)
-    return make_record(module_node, _symbols(path, language, analysis.definitions), analysis.references)
+    symbols = _symbols(path, language, analysis.definitions)
+    return make_record(module_node, symbols, analysis.references, content_hash=analysis.content_hash)
 
 
 def make_record(
@@ -63,6 +65,7 @@ def make_record(
     symbols: dict[str, SymbolNode],
     references: tuple[Reference, ...],
     complete: bool = True,
+    content_hash: str = "",
 ) -> FileRecord:
     """A record from its nodes and references (an analysed file's, or the columns a segment keeps of it): the name
     tables, bindings and bases follow from them."""
@@ -83,6 +86,7 @@ def make_record(
         references=references,
         def_identity=frozenset((q, n.kind, n.name, n.member, n.toplevel) for q, n in symbols.items()),
         complete=complete,
+        content_hash=content_hash,
     )
 
 

@@ -43,6 +43,7 @@ COLUMNS: dict[str, tuple[np.dtype[Any], int]] = {
     "files.folder": (_I32, 0),
     "files.lines": (_I32, 0),
     "files.test": (_U8, 0),  # a test path: its uses do not vote in PageRank
+    "files.hash": (_I32, 0),  # the analysed content's hash
     "nodes.id": (_I32, 0),
     "nodes.name": (_I32, 0),
     "nodes.qual": (_I32, 0),
@@ -239,6 +240,7 @@ class SegmentBuilder:
         c["files.folder"].append(strings.intern(record.path.rpartition("/")[0]))
         c["files.lines"].append(record.module_node.span.end_line)
         c["files.test"].append(1 if entry.test else 0)
+        c["files.hash"].append(strings.intern(record.content_hash))
         for node in (record.module_node, *record.symbols.values()):
             c["nodes.id"].append(strings.intern(node.node_id))
             c["nodes.name"].append(strings.intern(node.name))
@@ -495,7 +497,9 @@ class GraphSegment:
         start, end = self.span_of("nodes", file_row)
         nodes = self.symbol_nodes(strings, start, end, path)
         symbols = {n.qualified_name: n for n in nodes[1:]}
-        return make_record(nodes[0], symbols, self.references(strings, file_row, path, complete=complete), complete)
+        references = self.references(strings, file_row, path, complete=complete)
+        content_hash = strings.text(int(self.arrays["files.hash"][file_row]))
+        return make_record(nodes[0], symbols, references, complete, content_hash)
 
     def references(
         self, strings: StringTable, file_row: int, path: str, *, complete: bool = True

@@ -141,6 +141,20 @@ class StringTable:
     def text_or_none(self, sid: int) -> str | None:
         return None if sid == NO_STRING else self.text(sid)
 
+    def texts_from(self, start: int) -> list[str]:
+        """The strings of ids start, start + 1, … (those interned after a table of `start` strings was written)."""
+        return [self.text(sid) for sid in range(start, len(self))]
+
+    def extended(self, texts: Iterable[str]) -> StringTable:
+        """A table over the same base with these strings interned after it (ids in order; the base's arrays are
+        shared, not copied: a stored base plus the few strings a later delta added)."""
+        table = StringTable(self._blob, self._offsets, self._hashes, self._slots)
+        for text in self._added_texts:
+            table.intern(text)
+        for text in texts:
+            table.intern(text)
+        return table
+
     def frozen(self) -> StringTable:
         """The same ids, all in a new base (the overlay encoded and hashed; the old base's arrays copied once)."""
         if not self._added_texts:

@@ -9,18 +9,24 @@ then by how many of the query's sub-words it holds), the more central first.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy.typing as npt
 
 from maguyva_lsp.graph import queries
 from maguyva_lsp.graph.build import CodeGraph
 from maguyva_lsp.graph.centrality import CentralityScores
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH, SymbolNode, Use
+from maguyva_lsp.graph.persist import ExportedSegment
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES
 from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus
 from maguyva_lsp.query.snippet import defined_names
 from maguyva_lsp.tokens import split_identifier, subword_tokens
 
+Array = npt.NDArray[Any]
 # Score of a definition whose name is exactly the target; sub-word matches score their matched share below it.
 EXACT_NAME_SCORE = 2.0
 # Names sharing sub-words with the query are read from at most this many names per word (common words are noise).
@@ -250,6 +256,16 @@ class GraphRetriever:
 
     def stats(self) -> dict[str, int]:
         return self.graph.stats()
+
+    # ---- persistence: the store writes what `export` returns and hands it back to `open` ------------------------
+    def export(self, *, full: bool = False) -> list[ExportedSegment]:
+        return self.graph.export(full=full)
+
+    def open(self, arrays: Sequence[Mapping[str, Array]], metas: Sequence[Mapping[str, object]]) -> None:
+        self.graph.open(arrays, metas)
+
+    def file_versions(self) -> dict[str, str]:
+        return self.graph.file_versions()
 
 
 def _node(state: GraphSnapshot, node_id: str) -> SymbolNode:
