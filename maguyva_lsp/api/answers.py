@@ -5,17 +5,19 @@ columns until `map_spans` puts them in a client's units). The search answer is `
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 from maguyva_lsp.model import Span
 from maguyva_lsp.rank.response import SearchResponse, lsp_range
+from maguyva_lsp.scan.skips import EXAMPLES_PER_REASON
 
 # (uri, span) → the same span in the client's column units.
 SpanMap = Callable[[str, Span], Span]
 # Totals of a status answer, summed over the folders.
-STATUS_TOTALS: tuple[str, ...] = ("files", "chunks", "symbols", "edges", "nodes")
+STATUS_TOTALS: tuple[str, ...] = ("files", "chunks", "symbols", "edges", "nodes", "skipped")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +129,8 @@ class SymbolsAnswer:
 
 @dataclass(frozen=True, slots=True)
 class StatusAnswer:
-    """`maguyva/status`: whether anything is still indexing, totals, and each folder's own status object."""
+    """`maguyva/status`: whether anything is still indexing, totals (skips by reason too), and each folder's own
+    status object."""
 
     indexing: bool
     folders: tuple[Mapping[str, Any], ...]
@@ -138,6 +141,7 @@ class StatusAnswer:
         return {
             "indexing": self.indexing,
             **totals,
+            "skips": total_skips(self.folders),
             "embedder": self.folders[0].get("embedder") if self.folders else None,
             "folders": [dict(f) for f in self.folders],
             "last_error": dict(self.last_error) if self.last_error else None,
@@ -145,6 +149,21 @@ class StatusAnswer:
 
     def map_spans(self, fn: SpanMap) -> StatusAnswer:
         return self
+
+
+def total_skips(folders: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The folders' `skips` totalled by reason (count, whether it is a problem, a few examples; with several folders
+    each example is prefixed by its folder's name), most frequent reason first."""
+    several = len(folders) > 1
+    total: dict[str, dict[str, Any]] = {}
+    for folder in folders:
+        prefix = f"{PurePath(str(folder.get('root', ''))).name}/" if several else ""
+        for reason, info in dict(folder.get("skips") or {}).items():
+            into = total.setdefault(reason, {"count": 0, "problem": bool(info.get("problem")), "examples": []})
+            into["count"] += int(info.get("count", 0))
+            room = EXAMPLES_PER_REASON - len(into["examples"])
+            into["examples"].extend(f"{prefix}{e}" for e in list(info.get("examples", []))[:room])
+    return dict(sorted(total.items(), key=lambda item: (-item[1]["count"], item[0])))
 
 
 @dataclass(frozen=True, slots=True)
