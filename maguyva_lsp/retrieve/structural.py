@@ -24,6 +24,7 @@ from maguyva_lsp.model import (
     RetrieverStatus,
     Span,
 )
+from maguyva_lsp.query.question import named_identifiers
 from maguyva_lsp.query.routing import IDENTIFIER_INTENTS
 from maguyva_lsp.query.snippet import defined_names
 from maguyva_lsp.tokens import subword_tokens
@@ -129,7 +130,28 @@ class StructuralRetriever:
         if query.intent is Intent.FIND_SIMILAR:
             return self._snippet_definitions(target, limit)
         words = [w for w in subword_tokens(target, drop_stopwords=True) if w not in QUERY_NOISE_WORDS]
-        return [_definition_hit(m) for m in self._table.search_terms(words, limit)]
+        terms = [_definition_hit(m) for m in self._table.search_terms(words, limit)]
+        if query.intent is Intent.UNDERSTAND_CODE:
+            return self._named_first(named_identifiers(query.text), terms, limit)
+        return terms
+
+    def _named_first(self, names: list[str], terms: list[Hit], limit: int) -> list[Hit]:
+        """A question's list: the definitions of the identifiers it names (query/question.py), then their uses, then
+        the definitions sharing its words — each location once."""
+        if not names:
+            return terms
+        named = [
+            _definition_hit(m) for name in names for m in self._table.search(name, limit) if m.definition.name == name
+        ]
+        hits = named + self._mention_hits(names, MENTION_SCORE, limit) + terms
+        seen: set[tuple[str, int, int]] = set()
+        out: list[Hit] = []
+        for hit in hits:
+            where = (hit.path, hit.span.start_line, hit.span.start_col)
+            if where not in seen:
+                seen.add(where)
+                out.append(hit)
+        return out[:limit]
 
     def _snippet_definitions(self, snippet: str, limit: int) -> list[Hit]:
         """Definitions of the names a pasted snippet itself defines (`def normalize` → every `normalize`); nothing

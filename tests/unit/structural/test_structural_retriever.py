@@ -141,6 +141,19 @@ def test_natural_language_queries_rank_by_subword_overlap() -> None:
     assert hits[0].score > hits[1].score
 
 
+def test_a_question_naming_identifiers_gets_their_definitions_then_their_uses_then_its_words() -> None:
+    question = "Fixed parse_config not reading `Config.parse` results for requests_get"
+    hits = workspace().search(ask("parse_config", Intent.UNDERSTAND_CODE, question), 20)
+    got = [(h.path, h.span.start_line, h.detail["match"]) for h in hits]
+    assert got[:2] == [("src/loader.py", 10, "exact"), ("src/config.py", 2, "exact")]  # parse_config, Config.parse
+    mentions = [g for g in got if g[2] == "mention"]
+    assert mentions[0] == ("src/config.py", 2, "mention") and got.index(mentions[0]) == 2
+    assert got[2 + len(mentions) :] and all(g[2] == "terms" for g in got[2 + len(mentions) :])
+    assert len(got) == len(set(got))  # a location once, though its definition matches the words too
+    plain = workspace().search(ask("how does parsing the config file work", Intent.UNDERSTAND_CODE), 10)
+    assert all(h.detail["match"] == "terms" for h in plain)  # no identifier named: the words alone
+
+
 def test_a_literal_that_is_no_name_gets_nothing_and_an_identifier_literal_gets_definitions() -> None:
     retriever = workspace()
     assert retriever.search(ask("connection refused", Intent.EXACT_MATCH), 10) == []
