@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from types import TracebackType
@@ -15,6 +15,7 @@ from typing import Protocol
 from maguyva_lsp.config import DEFAULT_LIMIT, MAX_LIMIT
 from maguyva_lsp.index.text_regex import plan_regex
 from maguyva_lsp.model import MODALITIES, Hit, Modality, PathClass, RetrievalQuery
+from maguyva_lsp.parse.languages import is_document
 from maguyva_lsp.query.intent import classify, classify_pattern
 from maguyva_lsp.query.profiles import SOURCE_FIRST_INTENTS, WEIGHTS, preset_spec
 from maguyva_lsp.query.routing import fallback_plan, plan_search
@@ -26,6 +27,13 @@ log = logging.getLogger(__name__)
 
 # Each modality is asked for this many candidates per requested result: dedup to one result per file shrinks lists.
 CANDIDATES_PER_RESULT = 3
+# For a question (SOURCE_FIRST_INTENTS) each modality is asked for more, since its hits in documents and tests move
+# behind its code hits; then the lists are cut to their first `limit` hits: with k = 40 a hit fifty places down still
+# earns half the contribution of a first place, and deep lists let a file that every list ranks mediocre outscore the
+# file one list ranks first. The cut goes deeper only when the lists' first hits hold fewer than `limit` files
+# between them, so that a search still answers with `limit` files when the lists have them. (Dev set
+# understand_code: see notes/i13-rank.md.)
+QUESTION_CANDIDATES_PER_RESULT = 6
 # The most results one search returns; larger limits are clamped to it.
 MAX_SEARCH_LIMIT = MAX_LIMIT
 # A retriever that has not answered after this long is skipped (reported as timed out) rather than waited for.
@@ -125,7 +133,8 @@ class SearchPipeline:
             raise ValueError("the query is empty")
         request = RetrievalQuery(classification, case_sensitive=case_sensitive, regex=regex)
         plan = plan_search(classification, spec)
-        candidates = limit * CANDIDATES_PER_RESULT
+        question = classification.intent in SOURCE_FIRST_INTENTS
+        candidates = limit * (QUESTION_CANDIDATES_PER_RESULT if question else CANDIDATES_PER_RESULT)
         outcome = self._run(plan.modalities, request, candidates)
         notes: list[str] = []
         if plan.single and not any(outcome.lists.values()):
@@ -137,8 +146,10 @@ class SearchPipeline:
             more = self._run(plan.modalities, request, candidates)
             outcome = _Outcome(more.lists, {**outcome.skipped, **more.skipped}, outcome.partial or more.partial)
         weights = WEIGHTS[classification.intent]
-        if classification.intent in SOURCE_FIRST_INTENTS:
-            outcome.lists.update({m: self._source_first(hits) for m, hits in outcome.lists.items()})
+        if question:
+            ordered = {m: self._source_first(hits) for m, hits in outcome.lists.items()}
+            depth = question_depth(ordered.values(), limit)
+            outcome.lists.update({m: hits[:depth] for m, hits in ordered.items()})
         if plan.strategy == "rrf":
             fused = fuse(
                 outcome.lists,
@@ -179,8 +190,9 @@ class SearchPipeline:
         )
 
     def _source_first(self, hits: list[Hit]) -> list[Hit]:
-        """The list's non-test hits, then its test-path hits, each in the retriever's order (the sort is stable)."""
-        return sorted(hits, key=lambda h: self._context.path_class(h.path) is PathClass.TEST)
+        """The list's hits in code, then those in documents (prose, configuration, data: parse/languages.py), then
+        those in tests, each part in the retriever's order (the sort is stable)."""
+        return sorted(hits, key=lambda h: (self._context.path_class(h.path) is PathClass.TEST, is_document(h.path)))
 
     def _key_of(self, hit: Hit) -> str:
         return self._context.chunk_key(hit.path, hit.span.start_line)
@@ -252,6 +264,19 @@ class SearchPipeline:
             else:
                 outcome.lists[modality] = list(future.result())
         return outcome
+
+
+def question_depth(lists: Iterable[Sequence[Hit]], limit: int) -> int:
+    """How many first hits of each list a question keeps: `limit`, or more until those hits hold `limit` distinct files
+    between them (or the lists end)."""
+    ranked = list(lists)
+    longest = max((len(hits) for hits in ranked), default=0)
+    files = {hit.path for hits in ranked for hit in hits[:limit]}
+    depth = limit
+    while depth < longest and len(files) < limit:
+        files.update(hits[depth].path for hits in ranked if depth < len(hits))
+        depth += 1
+    return depth
 
 
 def _failure_reason(modality: Modality, exc: BaseException) -> str:

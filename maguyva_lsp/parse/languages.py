@@ -236,6 +236,16 @@ _NAMES: dict[str, str] = {
     "PKGBUILD": "bash",
 }
 
+# Grammars of prose and data rather than code: documentation, configuration, data and lock files. A question about
+# how code works is answered by code before these (search.py).
+DOCUMENT_LANGUAGES: frozenset[str] = frozenset(
+    {
+        "markdown", "rst", "org", "latex", "typst", "bibtex", "po", "mermaid",
+        "json", "yaml", "toml", "ini", "properties", "xml", "csv", "tsv", "pem",
+        "gitignore", "gitattributes", "requirements", "pymanifest", "gomod", "gosum",
+    }
+)  # fmt: skip
+
 # Interpreter names in a `#!` line → grammar.
 _SHEBANGS: dict[str, str] = {
     "python": "python",
@@ -289,6 +299,12 @@ def _shebang_language(first_line: bytes) -> str | None:
         program = next((w for w in words[1:] if not w.startswith("-")), "")
     program = program.rstrip("0123456789.") or program
     return _SHEBANGS.get(program) or _SHEBANGS.get(program.rstrip("0123456789."))
+
+
+def is_document(path: str) -> bool:
+    """A file of prose or data by its name (DOCUMENT_LANGUAGES), or one no grammar reads (LICENSE, notes.txt)."""
+    language = language_for_path(path)
+    return language is None or language in DOCUMENT_LANGUAGES
 
 
 def known_suffixes() -> frozenset[str]:

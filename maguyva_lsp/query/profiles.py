@@ -25,11 +25,13 @@ WEIGHTS: Mapping[Intent, Mapping[Modality, float]] = MappingProxyType(
     {intent: MappingProxyType(dict(zip(MODALITIES, row, strict=True))) for intent, row in _WEIGHT_ROWS.items()}
 )
 
-# A question about how code works is answered by the code, not by its tests (whose names repeat the question's words):
-# for these intents each retriever's list puts its test-path hits after all its other hits (each part keeps its order)
-# before fusion. The SPEC's fusion itself is untouched; this is a ranking policy of the lists. (It replaced moving test
+# A question about how code works is answered by the code, not by its tests (whose names repeat the question's words)
+# nor by its documents (a changelog or a docs page repeats them too): for these intents each retriever's list puts its
+# code hits first, then its hits in documents, then its test-path hits (each part keeps its order) before fusion. The
+# SPEC's fusion itself is untouched; this is a ranking policy of the lists. (Tests after the rest replaced moving test
 # hits 10 places down: on the 50 hand-labelled stdlib questions, understand_code MRR@10 0.805 → 0.853 standard,
-# 0.740 → 0.832 thorough; tests still answer when nothing else does.)
+# 0.740 → 0.832 thorough. Documents after code: dev set understand_code, see notes/i13-rank.md. Tests and documents
+# still answer when no code does.)
 SOURCE_FIRST_INTENTS: frozenset[Intent] = frozenset({Intent.UNDERSTAND_CODE})
 
 ModalityRule = Literal["semantic_only", "top_three", "all_weighted"]

@@ -169,3 +169,13 @@ def test_is_binary() -> None:
     assert not is_binary("plain text, ünïcode".encode())
     assert not is_binary(b"x" * (8 * 1024) + b"\x00")  # only the first 8 KiB are sniffed
     assert not is_binary(b"")
+
+
+def test_documents_are_prose_and_data_files_and_files_no_grammar_reads() -> None:
+    from maguyva_lsp.parse.languages import is_document
+
+    documents = ["README.md", "docs/api.rst", "CHANGES.rst", "setup.cfg", "pyproject.toml", "a/b.json", "x.yml"]
+    documents += ["LICENSE", "notes.txt", "requirements.txt", ".gitignore", "go.sum", "logo.svg"]
+    code = ["src/app.py", "lib/x.js", "main.go", "a.ts", "templates/index.html", "style.css", "Makefile", "run.sh"]
+    assert [p for p in documents if not is_document(p)] == []
+    assert [p for p in code if is_document(p)] == []

@@ -12,7 +12,13 @@ import pytest
 
 from maguyva_lsp.model import ChangeBatch, Hit, Modality, PathClass, RetrievalQuery, RetrieverStatus, Span
 from maguyva_lsp.retrieve.base import Retriever, RetrieverError
-from maguyva_lsp.search import CANDIDATES_PER_RESULT, MAX_SEARCH_LIMIT, SearchPipeline
+from maguyva_lsp.search import (
+    CANDIDATES_PER_RESULT,
+    MAX_SEARCH_LIMIT,
+    QUESTION_CANDIDATES_PER_RESULT,
+    SearchPipeline,
+    question_depth,
+)
 
 
 class RecordingRetriever:
@@ -368,3 +374,40 @@ def test_questions_put_test_hits_after_the_others_in_each_list_before_fusion(
     # Another intent keeps each retriever's order.
     same = pipeline_of(rs).search("find_cached_entry")
     assert same.results[0].path == "tests/test_cache.py"
+
+
+def test_questions_put_document_hits_after_code_and_before_tests(
+    pipeline_of: type[SearchPipeline], context: Context
+) -> None:
+    def h(path: str) -> Hit:
+        return Hit(path, Span(0, 0, 0, 1), 1.0, "f")
+
+    context.classes["tests/test_cache.py"] = PathClass.TEST
+    order = ["CHANGES.rst", "tests/test_cache.py", "docs/cache.md", "src/cache.py", "setup.cfg", "LICENSE", "web/x.ts"]
+    rs = make(semantic=RecordingRetriever("semantic", [h(p) for p in order]))
+    response = pipeline_of(rs).search("how does the cache expire entries")
+    ranks = {r.path: r.modalities["semantic"].rank for r in response.results if "semantic" in r.modalities}
+    assert sorted(ranks, key=ranks.__getitem__) == [
+        "src/cache.py", "web/x.ts", "CHANGES.rst", "docs/cache.md", "setup.cfg", "LICENSE", "tests/test_cache.py"
+    ]  # fmt: skip
+
+
+def test_questions_ask_deeper_lists_and_keep_their_first_hits(pipeline_of: type[SearchPipeline]) -> None:
+    hits = [Hit(f"src/m{i}.py", Span(0, 0, 0, 1), 1.0, "f") for i in range(100)]
+    rs = make(semantic=RecordingRetriever("semantic", hits))
+    response = pipeline_of(rs).search("how does the cache expire entries", limit=5)
+    assert rs["semantic"].calls[0][1] == 5 * QUESTION_CANDIDATES_PER_RESULT
+    assert [r.path for r in response.results] == [f"src/m{i}.py" for i in range(5)]
+    assert max(r.modalities["semantic"].rank for r in response.results) == 4
+
+
+def test_question_depth_goes_deeper_only_for_enough_files() -> None:
+    def hits(*paths: str) -> list[Hit]:
+        return [Hit(p, Span(i, 0, i, 1), 1.0, "f") for i, p in enumerate(paths)]
+
+    spread = [hits("a", "b", "c", "d"), hits("e", "f")]
+    assert question_depth(spread, 2) == 2
+    crowded = [hits("a", "a", "a", "b", "c"), hits("a", "a", "a", "a")]  # 2 first hits hold 1 file: go to 4
+    assert question_depth(crowded, 2) == 4
+    assert question_depth([hits("a", "a")], 5) == 5  # shorter lists are kept whole
+    assert question_depth([], 5) == 5
