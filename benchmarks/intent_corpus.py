@@ -142,13 +142,15 @@ def changelog_subjects(text: str) -> Iterator[str]:
 
 def changelog_items(doc_root: Path, rng: random.Random) -> list[Labelled]:
     items: list[Labelled] = []
+    seen: set[str] = set()  # packages built from one source share one changelog: each subject once
     for path in sorted(doc_root.glob("*/changelog.gz")):
         package = path.parent.name
         try:
             text = gzip.decompress(path.read_bytes()).decode("utf-8", "replace")
         except (OSError, EOFError, zlib.error):
             continue
-        subjects = list(dict.fromkeys(s for s in (clean_subject(x) for x in changelog_subjects(text)) if s))
+        subjects = [s for s in dict.fromkeys(clean_subject(x) for x in changelog_subjects(text)) if s and s not in seen]
+        seen.update(subjects)
         rng.shuffle(subjects)
         items.extend(Labelled(s, "understand_code", "changelog", package) for s in subjects[: PER_REPO["changelog"]])
     return items

@@ -407,9 +407,12 @@ def _phrase_matcher(
             # A plain word is a target only where the phrase ends ("impact of the new caching layer" names no symbol)
             # and when the phrase leads the query: "Return a list of weak references to the keys" is a docstring.
             rest = text[m.end() :]
-            if is_code_shaped(m.group("target")):
+            ends_here = _only_filler(rest) or _SCOPE_RE.match(rest) is not None
+            # A code-shaped target may be followed by one more word ("who calls parse_config first"), not a phrase
+            # ("An implementation of the JSON Pointer syntax").
+            if is_code_shaped(m.group("target")) and (ends_here or len(_content_words(rest).split()) <= 1):
                 return RuleMatch(m.group("target"))
-            if _leads(text, m.start()) and (_only_filler(rest) or _SCOPE_RE.match(rest)):
+            if _leads(text, m.start()) and ends_here:
                 return RuleMatch(m.group("target"))
         m = suffix.match(text)
         if m is not None and is_code_shaped(m.group("target")):
@@ -492,10 +495,12 @@ def _match_error_name(text: str) -> RuleMatch | None:
 
 def _match_error_word(text: str) -> RuleMatch | None:
     m = _ERROR_WORD_RE.search(text)
-    if m is None or _token_strength(text, m.start(), m.end()) is None:
+    strength = None if m is None else _token_strength(text, m.start(), m.end())
+    if m is None or strength is None:
         return None
     rest = text[: m.start()] + " " + text[m.end() :]
-    return RuleMatch(_first_code_word(rest) or _content_words(rest) or m.group(0).rstrip(":").lower())
+    target = _first_code_word(rest) or _content_words(rest) or m.group(0).rstrip(":").lower()
+    return RuleMatch(target, strength=strength)
 
 
 def _match_change_description(text: str) -> RuleMatch | None:
@@ -533,6 +538,8 @@ def _match_identifier(text: str) -> RuleMatch | None:
         if symbol is None and is_code_shaped(word):
             symbol, called = word, raw.rstrip("?.!,;:`'\"").endswith("()")
             continue
+        if symbol is not None and word != symbol and is_code_shaped(word):
+            return None  # two identifiers ("Populate SCRIPT_NAME in WSGIMiddleware"): a sentence about code
         if word and lowered not in STOPWORDS:
             others += 1
             if others > MAX_WORDS_BESIDE_IDENTIFIER:
@@ -580,7 +587,7 @@ RULES: tuple[Rule, ...] = (
     Rule("quoted_literal", _EXACT, 0.80, 0.90, _match_quoted),
     Rule("error_code", _EXACT, 0.80, 0.90, _match_error_code),
     Rule("error_name", _EXACT, 0.80, 0.85, _match_error_name),
-    Rule("error_word", _EXACT, 0.85, 0.85, _match_error_word),
+    Rule("error_word", _EXACT, 0.80, 0.85, _match_error_word),
     Rule("identifier", _FIND_DEF, 0.60, 0.80, _match_identifier),
     Rule("understand_keyword", _UNDERSTAND, 0.75, 0.75, _match_understand),
 )
