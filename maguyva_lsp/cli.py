@@ -165,6 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         assert engine is not None
         _index_with_progress(engine)  # the engine's notices (engine.messages) were logged as it opened
         if args.command == "index":
+            engine.wait_for_merges()  # `index` leaves the index in its final form: one merged segment
             _print_index_summary(engine)
             return EXIT_OK
         if args.command == "batch":

@@ -272,7 +272,13 @@ class Engine:
     def closed(self) -> bool:
         return self._closed
 
+    def wait_for_merges(self, timeout: float | None = None) -> None:
+        """Block until background merges of the segments are done (the command line's `index` waits; otherwise the
+        next start merges again)."""
+        self._writer.wait_for_merges(timeout)
+
     def close(self) -> None:
+        self._writer.closed = True
         self._closed = True
         self._pipeline.close()
         self._analyzer.close()

@@ -13,11 +13,14 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from maguyva_lsp.config import DEFAULT_MAX_FILE_SIZE
 from maguyva_lsp.embed.base import TextStyle
 from maguyva_lsp.embed.text import document_text
 from maguyva_lsp.index.analysis_columns import CORE_VERSION
+from maguyva_lsp.index.segment_build import BuiltSegment, MergeSource, SegmentTarget, build_segment, merge_segments
+from maguyva_lsp.index.segment_parts import PartBuilder
 from maguyva_lsp.model import FileAnalysis, PathClass, SourceFile
 from maguyva_lsp.parse.analyze import analyze_file, is_binary
 from maguyva_lsp.parse.languages import language_for_path
@@ -102,6 +105,32 @@ def _analyze_batch(
     return [read_and_analyze(f, chunk_lines, embed_style=embed_style, max_file_size=max_file_size) for f in files]
 
 
+@dataclass(frozen=True, slots=True)
+class SegmentJobResult:
+    """What a segment job gives back: the segment it built (None when every file was skipped), the analyses when the
+    caller feeds retrievers with them, and the skipped files."""
+
+    built: BuiltSegment | None
+    analyses: tuple[FileAnalysis, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def _segment_job(
+    files: Sequence[SourceFile],
+    options: tuple[int, TextStyle | None, int],
+    parts: Sequence[PartBuilder],
+    target: SegmentTarget | None,
+    keep_analyses: bool,
+) -> SegmentJobResult:
+    """Analyse files and build their segment (run in a worker process: only arrays and records come back, plus the
+    analyses when asked for)."""
+    results = _analyze_batch(files, *options)
+    analyses = [r for r in results if isinstance(r, FileAnalysis)]
+    skipped = tuple(r for r in results if isinstance(r, Skipped))
+    built = build_segment(analyses, parts, target) if analyses else None
+    return SegmentJobResult(built, tuple(analyses) if keep_analyses else (), skipped)
+
+
 def worker_count(configured: int) -> int:
     """Workers for a cold index: the setting, or one per core (at most MAX_AUTO_WORKERS)."""
     if configured > 0:
@@ -157,6 +186,44 @@ class Analyzer:
         finally:
             for future in futures:
                 future.cancel()
+
+    def parallel(self, files: int) -> bool:
+        """Whether this many files are analysed in worker processes."""
+        return files >= PARALLEL_MIN_FILES and self.workers >= 2
+
+    def build_segments(
+        self,
+        groups: Sequence[Sequence[SourceFile]],
+        parts: Sequence[PartBuilder],
+        targets: Sequence[SegmentTarget | None],
+        *,
+        keep_analyses: bool,
+    ) -> Iterator[SegmentJobResult]:
+        """Analyse each group of files and build its segment in a worker, yielding results in group order (a worker
+        that dies has its group done in this process)."""
+        pool = self._ensure_pool()
+        futures = [
+            pool.submit(_segment_job, group, self._options, parts, target, keep_analyses)
+            for group, target in zip(groups, targets, strict=True)
+        ]
+        try:
+            for index, future in enumerate(futures):
+                try:
+                    result = future.result()
+                except Exception as exc:  # a worker died (e.g. killed): fall back to building inline
+                    log.warning("segment worker failed (%s): building its segment in-process", exc)
+                    result = _segment_job(groups[index], self._options, parts, targets[index], keep_analyses)
+                yield result
+        finally:
+            for future in futures:
+                future.cancel()
+
+    def merge(
+        self, data_dir: Path, sources: Sequence[MergeSource], parts: Sequence[PartBuilder], target: SegmentTarget
+    ) -> BuiltSegment:
+        """Merge stored segments in a worker process (the caller's thread waits; queries go on meanwhile)."""
+        future = self._ensure_pool().submit(merge_segments, data_dir, sources, parts, target)
+        return future.result()
 
     @property
     def _options(self) -> tuple[int, TextStyle | None, int]:

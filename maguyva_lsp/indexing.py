@@ -18,7 +18,7 @@ from maguyva_lsp.config import Settings
 from maguyva_lsp.failures import BACKGROUND
 from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.index.file_table import FileTable
-from maguyva_lsp.index.segment_set import Segments
+from maguyva_lsp.index.segment_set import MAX_SEGMENTS, MergePlan, Segments
 from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, SourceFile
 from maguyva_lsp.retrieve.base import Retriever
@@ -34,9 +34,26 @@ log = logging.getLogger(__name__)
 # early and a cold index still makes only a handful of segments.
 FIRST_APPLY_BATCH_FILES = 256
 APPLY_BATCH_GROWTH = 2
+# Files per segment built by a worker on a cold index: the first segments small, so that the first files are
+# searchable within seconds, then larger ones (fewer to merge at the end).
+FIRST_SEGMENT_FILES = 64
+MAX_SEGMENT_FILES = 512
 # An index run that loads or analyses at least this many files runs with the cyclic collector paused and freezes what
 # it built (heap.py): the index makes no cycles, and full collections rescanning its objects cost seconds.
 LARGE_INDEX_FILES = 500
+
+
+def segment_groups(files: Sequence[SourceFile]) -> list[list[SourceFile]]:
+    """The files of a cold index cut into segment jobs of growing size (FIRST_SEGMENT_FILES, doubling up to
+    MAX_SEGMENT_FILES)."""
+    groups: list[list[SourceFile]] = []
+    size = FIRST_SEGMENT_FILES
+    start = 0
+    while start < len(files):
+        groups.append(list(files[start : start + size]))
+        start += size
+        size = min(size * APPLY_BATCH_GROWTH, MAX_SEGMENT_FILES)
+    return groups
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +107,8 @@ class IndexWriter:
         self._fed = tuple(fed)
         self._lane = semantic_lane
         self._known: set[str] = set()  # paths the fed retrievers hold (they learn of stored files at the first run)
+        self._merges: list[threading.Thread] = []
+        self.closed = False
         self.scanner = self._new_scanner()
 
     # -- whole runs ---------------------------------------------------------------------------------------------------
@@ -106,6 +125,8 @@ class IndexWriter:
                 self.running = False
                 self.indexed_once = True
         self.counters.last_index_seconds = time.perf_counter() - started
+        if not self._merges and self.segments.stored_segment_count > MAX_SEGMENTS:
+            self.merge_in_background(everything=False)
         return self.counters
 
     def _index(self, report: ProgressCallback) -> None:
@@ -151,6 +172,9 @@ class IndexWriter:
         return set(paths) - {a.path for a in batch}
 
     def _analyze_and_apply(self, files: list[SourceFile], report: ProgressCallback) -> None:
+        if self._analyzer.parallel(len(files)):
+            self._build_in_workers(files, report)
+            return
         total = len(files)
         done = 0
         pending: list[FileAnalysis] = []
@@ -159,10 +183,7 @@ class IndexWriter:
         for batch in self._analyzer.analyze(files):
             for result in batch:
                 if isinstance(result, Skipped):
-                    self.skipped[result.path] = result.skip
-                    self.counters.skipped += 1
-                    if result.path in self.files:
-                        self.apply(ChangeBatch(removed=(result.path,)))
+                    self._skip(result)
                 else:
                     pending.append(result)
             done += len(batch)
@@ -175,6 +196,90 @@ class IndexWriter:
         if pending:
             self.apply(ChangeBatch(updated=tuple(pending)))
             self.counters.analyzed += len(pending)
+
+    def _skip(self, result: Skipped) -> None:
+        self.skipped[result.path] = result.skip
+        self.counters.skipped += 1
+        if result.path in self.files:
+            self.apply(ChangeBatch(removed=(result.path,)))
+
+    def _build_in_workers(self, files: list[SourceFile], report: ProgressCallback) -> None:
+        """Many files: each worker analyses a group and builds its segment; each segment is adopted (searchable)
+        as it comes, and one merge at the end unites them. Retrievers fed with batches get the analyses in batches
+        that grow, as on the single-process path."""
+        groups = segment_groups(files)
+        targets = [self.segments.reserve() for _ in groups]
+        total = len(files)
+        done = 0
+        fed: list[FileAnalysis] = []
+        fed_batch = FIRST_APPLY_BATCH_FILES
+        keep = bool(self._fed) or self._lane is not None
+        report(IndexProgress("analyzing", 0, total))
+        self.segments.defer_merges = True
+        try:
+            jobs = self._analyzer.build_segments(groups, self.segments.parts, targets, keep_analyses=keep)
+            for group, target, result in zip(groups, targets, jobs, strict=True):
+                for skipped in result.skipped:
+                    self._skip(skipped)
+                if result.built is not None:
+                    self.segments.adopt(result.built)
+                else:
+                    self.segments.release(target)
+                fed.extend(result.analyses)
+                self.counters.analyzed += len(group) - len(result.skipped)
+                if len(fed) >= fed_batch:
+                    self.apply(ChangeBatch(updated=tuple(fed)), indexed=True)
+                    fed = []
+                    fed_batch *= APPLY_BATCH_GROWTH
+                done += len(group)
+                report(IndexProgress("analyzing", done, total))
+            if fed:
+                self.apply(ChangeBatch(updated=tuple(fed)), indexed=True)
+        finally:
+            self.segments.defer_merges = False
+            for target in targets:
+                self.segments.release(target)
+        self.merge_in_background()
+
+    def merge_in_background(self, *, everything: bool = True) -> threading.Thread | None:
+        """Unite the segments in a worker process while queries go on (one segment answers fastest); without a store
+        the merge runs here. Returns the thread doing it, if any."""
+        if self.segments.data_dir is None:
+            with self.lock:
+                self.segments.merge_now(everything=everything)
+            return None
+        plan = self.segments.plan_merge(everything=everything)
+        if plan is None:
+            return None
+        thread = threading.Thread(target=self._merge, args=(plan,), name="maguyva-merge", daemon=True)
+        self._merges.append(thread)
+        thread.start()
+        return thread
+
+    def _merge(self, plan: MergePlan) -> None:
+        data_dir = self.segments.data_dir
+        target = self.segments.reserve()
+        if data_dir is None or target is None:
+            self.segments.abandon_merge(plan)
+            return
+        try:
+            built = self._analyzer.merge(data_dir, self.segments.merge_sources(plan), self.segments.parts, target)
+        except Exception:  # the segments stay as they are: correct, only slower to query
+            self.segments.release(target)
+            self.segments.abandon_merge(plan)
+            if not self.closed:
+                log.exception("merging the index segments failed", extra=BACKGROUND)
+            return
+        with self.lock:
+            if self.closed:
+                self.segments.abandon_merge(plan)
+            else:
+                self.segments.adopt_merge(plan, built)
+
+    def wait_for_merges(self, timeout: float | None = None) -> None:
+        for thread in list(self._merges):
+            thread.join(timeout)
+        self._merges = [t for t in self._merges if t.is_alive()]
 
     # -- single changes -----------------------------------------------------------------------------------------------
 

@@ -15,13 +15,22 @@ import logging
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.failures import BACKGROUND
-from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns, encode_analyses, merge_core
+from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns, merge_core
+from maguyva_lsp.index.segment_build import (
+    BuiltSegment,
+    MergeSource,
+    SegmentTarget,
+    build_segment,
+    finish,
+    part_arrays,
+)
 from maguyva_lsp.index.segment_parts import ChainPart, PartBuilder
 from maguyva_lsp.model import FileAnalysis
 from maguyva_lsp.store.container import Array, Container, ContainerError, ContainerRecord
@@ -36,6 +45,11 @@ Bools = npt.NDArray[np.bool_]
 MAX_SEGMENTS = 8
 # A segment whose dead files pass this share of its files is rewritten at the next merge.
 DEAD_FRACTION_TO_MERGE = 0.5
+
+
+def _kept(segments: list[Segment]) -> list[Segment]:
+    """The segments still worth keeping: those with a live file, or a stored file an open buffer hides."""
+    return [s for s in segments if s.live_count or (s.hidden is not None and bool(s.hidden.any()))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +82,14 @@ class Segment:
 
     def with_alive(self, alive: Bools, hidden: Bools | None) -> Segment:
         return Segment(self.ident, self.core, alive, self.records, self.parts, self.volatile, hidden)
+
+
+@dataclass(frozen=True, slots=True)
+class MergePlan:
+    """Segments chosen for a merge and which of their files were alive when it was planned."""
+
+    segments: tuple[Segment, ...]
+    alive: tuple[Bools, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +156,8 @@ class Segments:
         self.problems: list[str] = []  # what opening found wrong (damaged segments), for the user
         self.ready = False  # True once anything was indexed or opened: an index exists, possibly empty
         self._chains: list[ChainPart] = []
+        self.defer_merges = False  # set during a cold build: one merge at its end instead of many on the way
+        self._merging: set[int] = set()  # ids of the cores a planned merge reads: no other merge takes them
         if store is not None:
             self.current = self._open(store.manifest)
             self.ready = bool(self.current.segments)
@@ -222,6 +246,15 @@ class Segments:
         return self._store.discarded_reason if self._store is not None else None
 
     @property
+    def parts(self) -> tuple[PartBuilder, ...]:
+        return self._parts
+
+    @property
+    def data_dir(self) -> Path | None:
+        """The store's data folder (where merge jobs read segments), or None without a writable store."""
+        return self._store.data if self._store is not None and self._store.writable else None
+
+    @property
     def has_store(self) -> bool:
         return self._store is not None
 
@@ -267,11 +300,66 @@ class Segments:
         self.ready = True
         with self._lock:
             segments = self._tombstoned([*gone, *latest], hide=False)
+            target = self.reserve() if latest else None
             if latest:
-                segments.append(self._build(encode_analyses(list(latest.values()))))
-            self._publish([s for s in segments if s.live_count or (s.hidden is not None and s.hidden.any())])
-            if sum(not s.volatile for s in self.current.segments) > MAX_SEGMENTS:
+                try:
+                    built = build_segment(list(latest.values()), self._parts, target)
+                except (OSError, ContainerError) as exc:
+                    assert self._store is not None
+                    self.release(target)
+                    target = None
+                    _write_failed(self._store, exc)
+                    built = build_segment(list(latest.values()), self._parts, None)
+                segments.append(self._segment_of(built))
+            self._publish(_kept(segments))
+            self.release(target)  # committed (or kept in memory): no longer pending either way
+            if not self.defer_merges and self.stored_segment_count > MAX_SEGMENTS:
                 self._merge_smallest()
+
+    def reserve(self) -> SegmentTarget | None:
+        """Where a worker may write a new segment (an id the store keeps until a commit), or None when nothing is
+        stored (no writable store)."""
+        store = self._store
+        if store is None or not store.writable:
+            return None
+        return SegmentTarget(store.data, store.new_id())
+
+    def release(self, target: SegmentTarget | None) -> None:
+        """Give back a reserved id whose segment was not adopted (its files become garbage)."""
+        if target is not None and self._store is not None:
+            self._store.release([target.ident])
+
+    def adopt(self, built: BuiltSegment, removed: Iterable[str] = ()) -> None:
+        """Make a segment that a job built part of the index: the older versions of its files and the removed paths
+        are tombstoned, in one commit."""
+        self.ready = True
+        with self._lock:
+            segment = self._segment_of(built)
+            paths = segment.core.paths.to_list()
+            segments = self._tombstoned([*removed, *paths], hide=False)
+            segments.append(segment)
+            self._publish(_kept(segments))
+            if built.ident:
+                self.release(SegmentTarget(Path(), built.ident))
+            if not self.defer_merges and self.stored_segment_count > MAX_SEGMENTS:
+                self._merge_smallest()
+
+    @property
+    def stored_segment_count(self) -> int:
+        return sum(not s.volatile for s in self.current.segments)
+
+    def _segment_of(self, built: BuiltSegment) -> Segment:
+        """A built segment, opened: mapped from its containers, or over its arrays when it was built in memory."""
+        if built.records:
+            assert self._store is not None
+            containers = {name: self._store.open(record) for name, record in built.records.items()}
+            core = CoreColumns(containers[CORE_PART])
+            readers = {part.name: part.open(containers[part.name].arrays, core) for part in self._parts}
+            alive = np.ones(core.file_count, dtype=np.bool_)
+            return Segment(built.ident, core, alive, dict(built.records), readers)
+        core = CoreColumns(dict(built.arrays[CORE_PART]))
+        readers = {part.name: part.open(built.arrays[part.name], core) for part in self._parts}
+        return Segment("", core, np.ones(core.file_count, dtype=np.bool_), {}, readers)
 
     def show_buffers(self, analyses: Sequence[FileAnalysis]) -> None:
         """Let queries see these analyses (open editor buffers) instead of the stored files of their paths, which
@@ -282,11 +370,9 @@ class Segments:
         self.ready = True
         with self._lock:
             segments = self._tombstoned(list(latest), hide=True)
-            core = CoreColumns(encode_analyses(list(latest.values())))
-            parts = {part.name: part.open(arrays, core) for part in self._parts for arrays in (part.build(core),)}
-            alive = np.ones(core.file_count, dtype=np.bool_)
-            segments.append(Segment("", core, alive, {}, parts, volatile=True))
-            self._publish([s for s in segments if s.live_count or (s.hidden is not None and s.hidden.any())])
+            built = self._segment_of(build_segment(list(latest.values()), self._parts, None))
+            segments.append(Segment("", built.core, built.alive, {}, built.parts, volatile=True))
+            self._publish(_kept(segments))
 
     def _tombstoned(self, paths: Iterable[str], *, hide: bool) -> list[Segment]:
         """The current segments with the live version of each path dead to queries. `hide`: a stored version stays
@@ -312,33 +398,6 @@ class Segments:
             s.with_alive(a, h if h is not None and h.any() else None)
             for s, a, h in zip(snapshot.segments, alive, hidden, strict=True)
         ]
-
-    def _build(self, arrays: dict[str, Array]) -> Segment:
-        """A segment of these core columns with its parts: written to the store when it is writable, else (or when
-        the write fails) kept in memory; its files are then analysed again at the next start."""
-        store = self._store
-        if store is not None and store.writable:
-            ident = store.new_id()
-            try:
-                record = store.write(ident, CORE_PART, arrays, {"part": CORE_PART})
-                core = CoreColumns(store.open(record))
-                records: dict[str, ContainerRecord] = {CORE_PART: record}
-                readers: dict[str, Any] = {}
-                for part in self._parts:
-                    part_record, mapped = self._write_part(ident, part, part.build(core)) or (None, {})
-                    assert part_record is not None
-                    records[part.name] = part_record
-                    readers[part.name] = part.open(mapped, core)
-                return Segment(ident, core, np.ones(core.file_count, dtype=np.bool_), records, readers)
-            except (OSError, ContainerError) as exc:
-                store.release([ident])
-                _write_failed(store, exc)
-            except BaseException:
-                store.release([ident])
-                raise
-        core = CoreColumns(arrays)
-        readers = {part.name: part.open(part.build(core), core) for part in self._parts}
-        return Segment("", core, np.ones(core.file_count, dtype=np.bool_), {}, readers)
 
     def attach_chain(self, part: ChainPart) -> None:
         """Persist `part` with every commit from now on, after opening the chain the manifest names for it (a
@@ -403,19 +462,89 @@ class Segments:
                 _write_failed(store, exc)
         self.current = SegmentSet(tuple(segments))
 
+    def plan_merge(self, *, everything: bool = False) -> MergePlan | None:
+        """The segments a merge should unite now: the smallest stored ones (and the mostly dead ones) so that about
+        MAX_SEGMENTS / 2 remain, or (`everything`) all stored segments. None when there is nothing worth merging.
+        Segments of open buffers, and those with hidden files (their buffers still open), wait."""
+        with self._lock:
+            segments = list(self.current.segments)
+            candidates = [
+                i
+                for i, s in enumerate(segments)
+                if not s.volatile and s.hidden is None and id(s.core) not in self._merging
+            ]
+            candidates.sort(key=lambda i: segments[i].live_count)
+            if everything:
+                chosen = set(candidates)
+            else:
+                chosen = set(candidates[: max(self.stored_segment_count - MAX_SEGMENTS // 2, 0)])
+                chosen |= {
+                    i for i in candidates if segments[i].live_count < DEAD_FRACTION_TO_MERGE * segments[i].alive.size
+                }
+            if len(chosen) < 2 and not (chosen and segments[min(chosen)].live_count < segments[min(chosen)].alive.size):
+                return None
+            picked = tuple(segments[i] for i in sorted(chosen))
+            self._merging.update(id(s.core) for s in picked)
+            return MergePlan(picked, tuple(s.alive.copy() for s in picked))
+
+    def abandon_merge(self, plan: MergePlan) -> None:
+        """A planned merge that will not be adopted: its segments may be merged again."""
+        with self._lock:
+            self._merging.difference_update(id(s.core) for s in plan.segments)
+
+    def merge_sources(self, plan: MergePlan) -> list[MergeSource]:
+        """What a merge job reads: each planned segment's core container and its live files (stored segments)."""
+        return [MergeSource(s.records[CORE_PART], alive) for s, alive in zip(plan.segments, plan.alive, strict=True)]
+
+    def adopt_merge(self, plan: MergePlan, built: BuiltSegment) -> bool:
+        """Replace the planned segments by the merged one; files that died in them while the merge ran (a planned
+        segment gone from the snapshot died whole: no other merge takes planned segments) are dead in it too."""
+        with self._lock:
+            self._merging.difference_update(id(s.core) for s in plan.segments)
+            now = {id(s.core): s for s in self.current.segments}
+            merged = self._segment_of(built)
+            died: list[str] = []
+            for planned, alive_then in zip(plan.segments, plan.alive, strict=True):
+                current = now.get(id(planned.core))
+                newly_dead = alive_then if current is None else alive_then & ~current.alive
+                died.extend(planned.core.paths[i] for i in np.flatnonzero(newly_dead).tolist())
+            alive = merged.alive.copy()
+            for path in died:
+                local = merged.core.local_id(path)
+                if local >= 0:
+                    alive[local] = False
+            merged = merged.with_alive(alive, None)
+            planned_cores = {id(s.core) for s in plan.segments}
+            kept = [s for s in self.current.segments if id(s.core) not in planned_cores]
+            self._publish(_kept([*kept, merged]))
+            if built.ident:
+                self.release(SegmentTarget(Path(), built.ident))
+            return True
+
     def _merge_smallest(self) -> None:
-        """Merge the smallest stored segments (and the mostly dead ones) into one, leaving about MAX_SEGMENTS / 2.
-        Buffers' segments are never merged, and segments with hidden files (their buffers still open) wait."""
-        segments = list(self.current.segments)
-        candidates = [i for i, s in enumerate(segments) if not s.volatile and s.hidden is None]
-        candidates.sort(key=lambda i: segments[i].live_count)
-        stored = sum(not s.volatile for s in segments)
-        chosen = set(candidates[: max(stored - MAX_SEGMENTS // 2, 0)])
-        chosen |= {i for i in candidates if segments[i].live_count < DEAD_FRACTION_TO_MERGE * segments[i].alive.size}
-        if len(chosen) < 2:
+        self.merge_now()
+
+    def merge_now(self, *, everything: bool = False) -> None:
+        """Merge in this thread (an index without a store, or when no worker is at hand)."""
+        plan = self.plan_merge(everything=everything)
+        if plan is None:
             return
-        merged = self._build(merge_core([(segments[i].core, segments[i].alive) for i in sorted(chosen)]))
-        self._publish([*(s for i, s in enumerate(segments) if i not in chosen), merged])
+        target = self.reserve()
+        try:
+            built = finish(
+                part_arrays(
+                    merge_core([(s.core, a) for s, a in zip(plan.segments, plan.alive, strict=True)]), self._parts
+                ),
+                self._parts,
+                target,
+            )
+        except (OSError, ContainerError) as exc:
+            self.release(target)
+            self.abandon_merge(plan)
+            if self._store is not None:
+                _write_failed(self._store, exc)
+            return
+        self.adopt_merge(plan, built)
 
     def close(self) -> None:
         if self._store is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from maguyva_lsp.index.segment_build import merge_segments
 from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.index.segment_set import MAX_SEGMENTS, Segments
 from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, SourceFile, Span
@@ -249,3 +250,35 @@ def test_a_chain_part_is_written_with_each_commit_and_reopened_in_order(tmp_path
     final.attach_chain(last)
     assert last.opened == [[1, 2, 3, 4, 5]]
     final.close()
+
+
+def test_files_that_die_while_a_merge_runs_stay_dead(tmp_path: Path) -> None:
+    segments = open_segments(tmp_path)
+    segments.save([analysis("a.py"), analysis("b.py")])
+    segments.save([analysis("c.py")])
+    plan = segments.plan_merge(everything=True)
+    assert plan is not None and len(plan.segments) == 2
+    target = segments.reserve()
+    assert target is not None and segments.data_dir is not None
+    built = merge_segments(segments.data_dir, segments.merge_sources(plan), (), target)  # as a worker would
+    segments.save([analysis("b.py", mtime=9)], removed=["c.py"])  # meanwhile: b changed, c deleted
+    assert segments.adopt_merge(plan, built)
+    assert {p: f.mtime_ns for p, f in segments.stored_files().items()} == {"a.py": 1, "b.py": 9}
+    segments.close()
+    reopened = open_segments(tmp_path)
+    assert {p: f.mtime_ns for p, f in reopened.stored_files().items()} == {"a.py": 1, "b.py": 9}
+    manifest = read_manifest(tmp_path)
+    assert manifest is not None and {p.name for p in (tmp_path / DATA_DIR).iterdir()} == manifest.container_names()
+    reopened.close()
+
+
+def test_a_segment_in_a_planned_merge_is_not_merged_again(tmp_path: Path) -> None:
+    segments = open_segments(tmp_path)
+    segments.save([analysis("a.py")])
+    segments.save([analysis("b.py")])
+    plan = segments.plan_merge(everything=True)
+    assert plan is not None
+    assert segments.plan_merge(everything=True) is None, "both segments are taken by the running merge"
+    segments.abandon_merge(plan)
+    assert segments.plan_merge(everything=True) is not None
+    segments.close()

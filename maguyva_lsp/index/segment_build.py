@@ -1,0 +1,93 @@
+"""Building a segment's containers from analyses, or from older segments (a merge): pure functions over arrays that
+run in worker processes, so that a cold index builds segments on every core and a merge never holds up a query.
+
+A job writes its containers itself when it is given a data folder and an id (the writer reserved the id, so the
+store's garbage collection spares the files until the writer commits them); without one (an index kept in memory)
+it returns the arrays instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns, encode_analyses, merge_core
+from maguyva_lsp.index.segment_parts import PartBuilder
+from maguyva_lsp.model import FileAnalysis
+from maguyva_lsp.store.container import Array, ContainerRecord, open_container, write_container
+from maguyva_lsp.store.segment_store import CONTAINER_SUFFIX
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentTarget:
+    """Where a job writes: the store's data folder and the id the writer reserved."""
+
+    data_dir: Path
+    ident: str
+
+    def path(self, part: str) -> Path:
+        return self.data_dir / f"{self.ident}-{part}{CONTAINER_SUFFIX}"
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltSegment:
+    """A segment a job built: its containers' records when written, else its arrays by part."""
+
+    ident: str
+    files: int
+    records: Mapping[str, ContainerRecord] = field(default_factory=dict)
+    arrays: Mapping[str, Mapping[str, Array]] = field(default_factory=dict)
+
+
+def part_arrays(core_arrays: dict[str, Array], parts: Sequence[PartBuilder]) -> dict[str, dict[str, Array]]:
+    """The core columns and every part's arrays, by part name."""
+    core = CoreColumns(core_arrays)
+    out: dict[str, dict[str, Array]] = {CORE_PART: core_arrays}
+    for part in parts:
+        out[part.name] = part.build(core)
+    return out
+
+
+def finish(
+    arrays: dict[str, dict[str, Array]], parts: Sequence[PartBuilder], target: SegmentTarget | None
+) -> BuiltSegment:
+    """Write a built segment's containers to the target (or keep the arrays when there is none)."""
+    files = len(CoreColumns(arrays[CORE_PART]).paths)
+    if target is None:
+        return BuiltSegment("", files, arrays=arrays)
+    versions = {part.name: part.version for part in parts}
+    records: dict[str, ContainerRecord] = {}
+    for name, part_arrays_ in arrays.items():
+        meta: dict[str, object] = {"part": name, "id": target.ident}
+        if name in versions:
+            meta["version"] = versions[name]
+        records[name] = write_container(target.path(name), part_arrays_, meta)
+    return BuiltSegment(target.ident, files, records=records)
+
+
+def build_segment(
+    analyses: Sequence[FileAnalysis], parts: Sequence[PartBuilder], target: SegmentTarget | None
+) -> BuiltSegment:
+    """A segment holding these analyses."""
+    return finish(part_arrays(encode_analyses(analyses), parts), parts, target)
+
+
+@dataclass(frozen=True, slots=True)
+class MergeSource:
+    """One segment to merge: its core container and which of its files are alive (as the job was planned)."""
+
+    core: ContainerRecord
+    alive: npt.NDArray[np.bool_]
+
+
+def merge_segments(
+    data_dir: Path, sources: Sequence[MergeSource], parts: Sequence[PartBuilder], target: SegmentTarget | None
+) -> BuiltSegment:
+    """One segment with the live files of several (read mapped from the data folder): the core columns united,
+    every part built again from them."""
+    cores = [(CoreColumns(open_container(data_dir / s.core.name, s.core)), s.alive) for s in sources]
+    return finish(part_arrays(merge_core(cores), parts), parts, target)

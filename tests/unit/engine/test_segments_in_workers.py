@@ -1,0 +1,86 @@
+"""A cold index built in worker processes — one segment per group of files, adopted as it comes, merged at the end —
+answers exactly as an index built in one process; a warm start reuses every file; a background merge racing with
+edits keeps the edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from maguyva_lsp import indexer, indexing
+from maguyva_lsp.config import Settings
+from maguyva_lsp.engine import Engine
+from tests.unit.engine.test_engine import FILES, snapshot, write_tree
+
+
+def corpus() -> dict[str, str]:
+    files = dict(FILES)
+    for i in range(36):
+        files[f"pkg/mod{i}.py"] = (
+            "from app.config import parse_config\n\n\n"
+            f"def helper_{i}(value):\n    return parse_config(value) + {i}\n\n\n"
+            f"class Widget{i}:\n    def render(self):\n        return helper_{i}('x')\n"
+        )
+    return files
+
+
+@pytest.fixture
+def small_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(indexer, "PARALLEL_MIN_FILES", 10)
+    monkeypatch.setattr(indexing, "FIRST_SEGMENT_FILES", 8)
+
+
+@pytest.mark.usefixtures("small_parallel")
+def test_workers_build_the_same_index_as_one_process(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    files = corpus()
+    write_tree(root, files)
+    built = Engine(root, Settings(index_dir=str(tmp_path / "idx"), workers=2))
+    try:
+        built.index()
+        built.wait_for_merges()
+        assert built.counters.analyzed == len(files)
+        assert len(built.segments.current.segments) == 1, "the batch segments were merged"
+        in_workers = snapshot(built)
+    finally:
+        built.close()
+    inline = Engine(root, Settings(workers=1), persist=False)
+    try:
+        inline.index()
+        assert snapshot(inline) == in_workers
+    finally:
+        inline.close()
+    warm = Engine(root, Settings(index_dir=str(tmp_path / "idx"), workers=2))
+    try:
+        counters = warm.index()
+        assert (counters.analyzed, counters.reused) == (0, len(files))
+        assert snapshot(warm) == in_workers
+    finally:
+        warm.close()
+
+
+@pytest.mark.usefixtures("small_parallel")
+def test_edits_during_a_background_merge_are_kept(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    files = corpus()
+    write_tree(root, files)
+    engine = Engine(root, Settings(index_dir=str(tmp_path / "idx"), workers=2))
+    try:
+        engine.index()  # the merge starts in the background
+        (root / "pkg" / "mod3.py").write_text("def brand_new_helper():\n    return 3\n")
+        (root / "pkg" / "mod4.py").unlink()
+        engine.update(["pkg/mod3.py", "pkg/mod4.py"])
+        engine.wait_for_merges()
+        after = snapshot(engine)
+        found = engine.search("where is brand_new_helper defined").to_json()["results"]
+        assert found and found[0]["uri"].endswith("pkg/mod3.py")
+        assert engine.status()["files"] == len(files) - 1
+    finally:
+        engine.close()
+    fresh = Engine(root, Settings(workers=1), persist=False)
+    try:
+        fresh.index()
+        assert snapshot(fresh) == after
+    finally:
+        fresh.close()
