@@ -18,7 +18,7 @@ import responses
 from maguyva_lsp.config import SecretStr
 from maguyva_lsp.embed.voyage import VoyageEmbedder
 from maguyva_lsp.index.vectors import VECTORS_FILE
-from maguyva_lsp.model import ChangeBatch, Classification, Intent, RetrievalQuery
+from maguyva_lsp.model import ChangeBatch, Classification, Hit, Intent, RetrievalQuery, Span
 from maguyva_lsp.retrieve import semantic
 from maguyva_lsp.retrieve.base import Retriever, RetrieverError
 from maguyva_lsp.retrieve.semantic import SemanticRetriever
@@ -97,6 +97,29 @@ def test_a_pasted_function_is_answered_by_functions_only(counting_embedder: Any,
     assert hits and {h.kind for h in hits} <= {"function", "method"}
     loose = retriever.search(_query("settings from an INI file", Intent.FIND_SIMILAR, "Reads settings from INI"), 5)
     assert "class" in {h.kind for h in loose}  # loose lines may be any chunk
+
+
+def test_a_question_ranks_files_by_their_best_chunks_together() -> None:
+    def h(path: str, score: float) -> Hit:
+        return Hit(path, Span(0, 0, 0, 1), score, "f")
+
+    hits = [h("one.py", 0.80), h("many.py", 0.78), h("many.py", 0.70), h("other.py", 0.6), h("many.py", 0.65)]
+    ranked = semantic.by_file_support(hits)
+    # many.py: 0.78 + 0.3 × (0.70 + 0.65) = 1.185 > one.py's 0.80 > other.py's 0.6
+    assert [(x.path, x.score) for x in ranked] == [
+        ("many.py", 0.78), ("many.py", 0.70), ("many.py", 0.65), ("one.py", 0.80), ("other.py", 0.6)
+    ]  # fmt: skip
+    assert semantic.by_file_support([]) == []
+
+
+def test_only_questions_are_ranked_by_file(counting_embedder: Any, analyse: Any) -> None:
+    retriever = SemanticRetriever(counting_embedder)
+    retriever.apply(ChangeBatch(updated=(analyse("app/mail.py", MAIL), analyse("app/crc.py", "def crc(): pass\n"))))
+    question = retriever.search(_query("how are configuration files parsed"), 10)
+    paths = [x.path for x in question]
+    assert paths == sorted(paths, key=paths.index)  # each file's hits together
+    similar = retriever.search(_query("x", Intent.FIND_SIMILAR, "crc = zlib.crc32(data)"), 10)
+    assert [x.score for x in similar] == sorted((x.score for x in similar), reverse=True)
 
 
 def test_an_edit_to_one_function_embeds_only_that_chunk_across_edits_and_restarts(
