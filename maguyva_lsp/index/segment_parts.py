@@ -41,10 +41,12 @@ class PartBuilder(Protocol):
 @dataclass(frozen=True, slots=True)
 class ChainExport:
     """What a chain part hands the store at a commit: containers to write (arrays, meta), replacing the part's chain
-    (`base`) or appended to it. No containers: nothing changed since the last export."""
+    (`base`) or appended to it, after dropping the chain's last `replaces` containers (a cumulative delta replaces
+    the previous one). No containers: nothing changed since the last export."""
 
     base: bool
     containers: Sequence[tuple[Mapping[str, Array], Mapping[str, object]]] = ()
+    replaces: int = 0
 
 
 class ChainPart(Protocol):

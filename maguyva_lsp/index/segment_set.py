@@ -439,7 +439,11 @@ class Segments:
                 part.export_failed()
                 _write_failed(store, exc)
                 continue
-            chains[part.name] = records if export.base else (*chains.get(part.name, ()), *records)
+            if export.base:
+                chains[part.name] = records
+            else:
+                kept = chains.get(part.name, ())
+                chains[part.name] = (*kept[: max(len(kept) - export.replaces, 0)], *records)
         return chains
 
     def _publish(self, segments: list[Segment]) -> None:

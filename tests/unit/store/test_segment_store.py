@@ -282,3 +282,41 @@ def test_a_segment_in_a_planned_merge_is_not_merged_again(tmp_path: Path) -> Non
     segments.abandon_merge(plan)
     assert segments.plan_merge(everything=True) is not None
     segments.close()
+
+
+class CumulativeChain(CountingChain):
+    """A chain part whose deltas hold everything since its base, each replacing the previous delta."""
+
+    name = "cumulative"
+
+    def export(self) -> ChainExport:
+        if self.must_base:
+            self.must_base = False
+            self.base_size = self.exported = len(self.values)
+            return ChainExport(True, [({"v": np.array(self.values, dtype=np.int64)}, {})])
+        if self.exported == len(self.values):
+            return ChainExport(False)
+        replaces = 1 if self.exported > self.base_size else 0
+        self.exported = len(self.values)
+        since = np.array(self.values[self.base_size :], dtype=np.int64)
+        return ChainExport(False, [({"v": since}, {})], replaces=replaces)
+
+
+def test_a_delta_may_replace_the_previous_one(tmp_path: Path) -> None:
+    segments = open_segments(tmp_path)
+    chain = CumulativeChain()
+    segments.attach_chain(chain)
+    chain.add(1, 2)
+    segments.commit_chains()  # the base
+    for value in (3, 4, 5):
+        chain.add(value)
+        segments.commit_chains()  # a delta replacing the previous delta
+    segments.close()
+    manifest = read_manifest(tmp_path)
+    assert manifest is not None and len(manifest.chains["cumulative"]) == 2
+    assert {p.name for p in (tmp_path / DATA_DIR).iterdir()} == manifest.container_names()
+    again = CumulativeChain()
+    reopened = open_segments(tmp_path)
+    reopened.attach_chain(again)
+    assert again.opened == [[1, 2], [3, 4, 5]]
+    reopened.close()
