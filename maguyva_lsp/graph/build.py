@@ -13,9 +13,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -23,15 +23,17 @@ import numpy.typing as npt
 from maguyva_lsp.graph.centrality import CentralityScores, compute_centrality, live_uses
 from maguyva_lsp.graph.model import EdgeSite, SymbolNode
 from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleKey, is_init_file, module_keys, system_of
-from maguyva_lsp.graph.persist import ExportedSegment, export_base, export_delta, open_chain
+from maguyva_lsp.graph.persist import export_base, export_delta, open_chain
 from maguyva_lsp.graph.records import DepKey, FileRecord, build_record, changed_keys
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
 from maguyva_lsp.graph.segment import FileEntry, GraphSegment, SegmentBuilder
 from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.graph.strings import StringTable
 from maguyva_lsp.heap import collector_paused
+from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, PathClass
 from maguyva_lsp.scan.classify import classify_path
+from maguyva_lsp.store.container import Container
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +49,6 @@ def empty_snapshot(strings: StringTable | None = None) -> GraphSnapshot:
 
 
 _V = TypeVar("_V")
-Array = npt.NDArray[Any]
 
 
 class _Loaded(dict[str, _V]):
@@ -291,6 +292,7 @@ class CodeGraph:
         self._edge_count: tuple[GraphSnapshot, int] | None = None  # distinct node pairs, counted when asked
         # What the last export wrote: its base segment, the strings that base was written with, its delta.
         self._exported: tuple[GraphSegment, int, GraphSegment | None] | None = None
+        self.problem: str | None = None  # why a stored chain could not be used, for the status
 
     @property
     def state(self) -> GraphSnapshot:
@@ -319,43 +321,49 @@ class CodeGraph:
                 snapshot = _update(state, records, removed)
             self._view = (snapshot, compute_centrality(snapshot))
 
-    # ---- persistence (the store writes and maps the arrays; see persist.py) ------------------------------------
-    def export(self, *, full: bool = False) -> list[ExportedSegment]:
-        """What changed since the last export, as elements of the stored chain: [] (nothing), [delta], or [base] /
-        [base, delta] when the base was rewritten since. `full` first merges the delta into the base (in memory
-        too) and returns that base alone."""
+    # ---- persistence: a chain part of the segment store (index/segment_parts.py; formats in persist.py) --------
+    def export(self) -> ChainExport:
+        """What changed since the last export: nothing; a delta (cumulative since the base, replacing the delta
+        written before it); or a base, when the base was rewritten (merged, rebuilt) or never written — a delta not
+        yet written is merged into it first, since a base is written without tombstones."""
         with self._writer:
-            state = self.state
-            unwritten = self._exported is None or not state.segments or self._exported[0] is not state.segments[0]
-            if full or (unwritten and len(state.segments) > 1):  # a base is written whole, without tombstones
-                self._view = _merged(*self._view)
-            state, scores = self._view
-            if not state.segments:
-                state = _with_empty_base(state)
-                self._view = (state, compute_centrality(state))
+            state, exported = self.state, self._exported
+            if exported is None or not state.segments or exported[0] is not state.segments[0]:
+                if len(state.segments) != 1 or not bool(np.all(state.live[0])):
+                    self._view = _merged(*self._view)
                 state, scores = self._view
-            out: list[ExportedSegment] = []
-            exported = self._exported
-            base = state.segments[0]
-            if exported is None or exported[0] is not base:
-                out.append(export_base(state, scores))
-                exported = (base, len(state.strings), None)
+                self._exported = (state.segments[0], len(state.strings), None)
+                return ChainExport(True, [export_base(state, scores)])
             delta = state.segments[1] if len(state.segments) > 1 else None
-            if delta is not None and exported[2] is not delta:
-                out.append(export_delta(state, scores, exported[1]))
-                exported = (base, exported[1], delta)
-            self._exported = exported
-            return out
+            if delta is None or exported[2] is delta:
+                return ChainExport(False)
+            written = export_delta(state, self.scores, exported[1])
+            self._exported = (exported[0], exported[1], delta)
+            return ChainExport(False, [written], replaces=1 if exported[2] is not None else 0)
 
-    def open(self, arrays: Sequence[Mapping[str, Array]], metas: Sequence[Mapping[str, object]]) -> None:
-        """Take the state of a stored chain (mapped arrays, in chain order). Raises ValueError when it cannot be read
-        as a graph of this format; the graph is then unchanged."""
+    def export_failed(self) -> None:
+        """The last export was not written: the next one is a base."""
         with self._writer:
-            snapshot, scores = open_chain(arrays, metas)
-            self._view = (snapshot, scores)
-            base_meta = metas[max(i for i, m in enumerate(metas) if m.get("kind") == "base")]
-            delta = snapshot.segments[1] if len(snapshot.segments) > 1 else None
-            self._exported = (snapshot.segments[0], int(str(base_meta["strings"])), delta)
+            self._exported = None
+
+    def open(self, containers: Sequence[Container]) -> None:
+        """Take the chain the store names (mapped, in order). A chain this version cannot read (another format, parts
+        that do not fit) is dropped with a warning: the graph starts empty and is rebuilt from the files fed to it."""
+        with self._writer:
+            state: GraphSnapshot = empty_snapshot()
+            scores: CentralityScores | None = None
+            self._exported = None
+            if containers:
+                try:
+                    state, scores = open_chain([c.arrays for c in containers], [c.meta for c in containers])
+                except ValueError as exc:
+                    log.warning("the stored graph is unusable (%s): it is rebuilt", exc)
+                    self.problem = f"the stored graph was unusable ({exc}) and is rebuilt"
+                else:
+                    base_meta = containers[max(i for i, c in enumerate(containers) if c.meta.get("kind") == "base")]
+                    delta = state.segments[1] if len(state.segments) > 1 else None
+                    self._exported = (state.segments[0], int(str(base_meta.meta["strings"])), delta)
+            self._view = (state, scores if scores is not None else compute_centrality(state))
 
     def file_versions(self) -> dict[str, str]:
         """The content hash of every file the graph holds (which version of each it resolved)."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,16 +30,7 @@ _BASE_LIVE = "base.live"
 Array = npt.NDArray[Any]
 
 
-@dataclass(frozen=True, slots=True)
-class ExportedSegment:
-    """One element of the graph's chain, as the store writes it: named arrays and a JSON-able meta."""
-
-    arrays: dict[str, Array]
-    meta: dict[str, object]
-
-    @property
-    def kind(self) -> str:
-        return str(self.meta["kind"])
+Exported = tuple[dict[str, Array], dict[str, object]]  # one container of the chain: named arrays, JSON-able meta
 
 
 def _prefixed(prefix: str, arrays: Mapping[str, Array]) -> dict[str, Array]:
@@ -51,7 +41,7 @@ def _unprefixed(prefix: str, arrays: Mapping[str, Array]) -> dict[str, Array]:
     return {name[len(prefix) :]: arrays[name] for name in arrays if name.startswith(prefix)}
 
 
-def export_base(snapshot: GraphSnapshot, scores: CentralityScores | None) -> ExportedSegment:
+def export_base(snapshot: GraphSnapshot, scores: CentralityScores | None) -> Exported:
     """The base of a chain: the snapshot's base segment (every file live in it) and the whole string table; its
     centrality when the snapshot is that base alone."""
     segment = snapshot.segments[0]
@@ -69,10 +59,10 @@ def export_base(snapshot: GraphSnapshot, scores: CentralityScores | None) -> Exp
         "strings": len(strings["offsets"]) - 1,
         "scores": alone,
     }
-    return ExportedSegment(arrays, meta)
+    return arrays, meta
 
 
-def export_delta(snapshot: GraphSnapshot, scores: CentralityScores, base_strings: int) -> ExportedSegment:
+def export_delta(snapshot: GraphSnapshot, scores: CentralityScores, base_strings: int) -> Exported:
     """The delta over a base written with `base_strings` strings: the delta segment, the base's live files, the
     strings interned since, and the centrality of the whole snapshot."""
     base, delta = snapshot.segments
@@ -93,7 +83,7 @@ def export_delta(snapshot: GraphSnapshot, scores: CentralityScores, base_strings
         "files": delta.file_count,
         "scores": True,
     }
-    return ExportedSegment(arrays, meta)
+    return arrays, meta
 
 
 def _meta_int(meta: Mapping[str, object], key: str) -> int:

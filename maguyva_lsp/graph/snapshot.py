@@ -175,6 +175,17 @@ class GraphSnapshot:
         start, end = self.segments[k].span_of("nodes", row)
         return range(self.node_bases[k] + start, self.node_bases[k] + end)
 
+    def file_slots_named(self, path: str, name: str) -> list[int]:
+        """Global slots of a file's definitions (not its file node) with this name, read from its rows only."""
+        sid = self._sid(name)
+        where = self.file_location(path) if sid != NO_STRING else None
+        if where is None:
+            return []
+        k, row = where
+        start, end = self.segments[k].span_of("nodes", row)
+        names = self.segments[k].arrays["nodes.name"][start + 1 : end]
+        return (np.flatnonzero(names == sid) + self.node_bases[k] + start + 1).tolist()
+
     def paths(self) -> Iterator[str]:
         for segment, live in zip(self.segments, self.live, strict=True):
             for row in np.flatnonzero(live).tolist():

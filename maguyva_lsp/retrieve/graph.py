@@ -9,24 +9,21 @@ then by how many of the query's sub-words it holds), the more central first.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy.typing as npt
 
 from maguyva_lsp.graph import queries
 from maguyva_lsp.graph.build import CodeGraph
 from maguyva_lsp.graph.centrality import CentralityScores
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH, SymbolNode, Use
-from maguyva_lsp.graph.persist import ExportedSegment
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES
 from maguyva_lsp.graph.snapshot import GraphSnapshot
+from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus
 from maguyva_lsp.query.snippet import defined_names
+from maguyva_lsp.store.container import Container
 from maguyva_lsp.tokens import split_identifier, subword_tokens
 
-Array = npt.NDArray[Any]
 # Score of a definition whose name is exactly the target; sub-word matches score their matched share below it.
 EXACT_NAME_SCORE = 2.0
 # Names sharing sub-words with the query are read from at most this many names per word (common words are noise).
@@ -244,8 +241,7 @@ class GraphRetriever:
         value = scores.of(f"{path}::{symbol}")
         if value:
             return value
-        same = [node_id for node_id, node_path in state.named_ids(symbol) if node_path == path]
-        return max((scores.of(n) for n in same), default=0.0)
+        return max((scores.of_slot(slot) for slot in state.file_slots_named(path, symbol)), default=0.0)
 
     def file_centrality(self, path: str) -> float:
         """The file's PageRank share × file count (the average file has 1); 0.0 for unknown."""
@@ -257,14 +253,18 @@ class GraphRetriever:
     def stats(self) -> dict[str, int]:
         return self.graph.stats()
 
-    # ---- persistence: the store writes what `export` returns and hands it back to `open` ------------------------
-    def export(self, *, full: bool = False) -> list[ExportedSegment]:
-        return self.graph.export(full=full)
+    # ---- persistence: a chain part of the segment store (its `name` is the modality's, "graph") ----------------
+    def export(self) -> ChainExport:
+        return self.graph.export()
 
-    def open(self, arrays: Sequence[Mapping[str, Array]], metas: Sequence[Mapping[str, object]]) -> None:
-        self.graph.open(arrays, metas)
+    def export_failed(self) -> None:
+        self.graph.export_failed()
+
+    def open(self, containers: Sequence[Container]) -> None:
+        self.graph.open(containers)
 
     def file_versions(self) -> dict[str, str]:
+        """Path → content hash of every file the graph holds: the files whose analysis differs are fed again."""
         return self.graph.file_versions()
 
 
