@@ -172,19 +172,17 @@ def live_uses(snapshot: GraphSnapshot) -> LiveUses:
     targets: list[IntArray] = []
     weights: list[FloatArray] = []
     votes: list[npt.NDArray[np.bool_]] = []
+    node_slot = snapshot.node_slot  # every string id of the snapshot's segments is inside it
     for segment, files_live in zip(snapshot.segments, snapshot.live, strict=True):
         a = segment.arrays
-        site_files = a["sites.file"]
-        keep = files_live[site_files]
-        source = snapshot.node_slot[a["sites.source"][keep]].astype(np.int64)
-        target_sids = a["sites.target"][keep]
-        inside = target_sids < len(snapshot.node_slot)
-        target = np.where(inside, snapshot.node_slot[np.where(inside, target_sids, 0)], NO_SLOT).astype(np.int64)
-        both = (source != NO_SLOT) & (target != NO_SLOT)
-        sources.append(source[both])
-        targets.append(target[both])
-        weights.append(np.asarray(a["sites.weight"][keep][both], dtype=np.float64))
-        votes.append(a["files.test"][site_files[keep][both]] == 0)
+        # The file's liveness, not the source's slot: a rewritten file's old rows name ids that are live elsewhere.
+        source = node_slot[a["sites.source"]]
+        target = node_slot[a["sites.target"]]
+        keep = files_live[a["sites.file"]] & (target != NO_SLOT)
+        sources.append(source[keep].astype(np.int64))
+        targets.append(target[keep].astype(np.int64))
+        weights.append(np.asarray(a["sites.weight"][keep], dtype=np.float64))
+        votes.append(segment.site_votes()[keep])
     return LiveUses(
         np.concatenate(sources) if sources else np.zeros(0, dtype=np.int64),
         np.concatenate(targets) if targets else np.zeros(0, dtype=np.int64),

@@ -346,6 +346,13 @@ class GraphSegment:
         self.node_count = len(a["nodes.id"])
         self.site_count = len(a["sites.source"])
         self.offsets = {table: a[f"files.{table}"] for table in RAGGED}
+        self._site_votes: npt.NDArray[np.bool_] | None = None
+
+    def site_votes(self) -> npt.NDArray[np.bool_]:
+        """Per use: whether it votes in PageRank (not from a test file); computed once per segment."""
+        if self._site_votes is None:
+            self._site_votes = self.arrays["files.test"][self.arrays["sites.file"]] == 0
+        return self._site_votes
 
     @classmethod
     def assemble(cls, columns: dict[str, Array]) -> GraphSegment:

@@ -298,9 +298,7 @@ class GraphSnapshot:
             a = segment.arrays
             keep = live[a["sites.file"][rows]]
             if index == "source":
-                targets = a["sites.target"][rows]
-                inside = targets < len(self.node_slot)
-                keep &= inside & (self.node_slot[np.where(inside, targets, 0)] != NO_SLOT)
+                keep &= self.node_slot[a["sites.target"][rows]] != NO_SLOT
             rows = rows[keep]
             if len(rows):
                 out.append((k, rows))
@@ -315,9 +313,7 @@ class GraphSnapshot:
         segment = self.segments[k]
         start, end = segment.span_of("sites", row)
         rows = np.arange(start, end, dtype=np.int32)
-        targets = segment.arrays["sites.target"][rows]
-        inside = targets < len(self.node_slot)
-        rows = rows[inside & (self.node_slot[np.where(inside, targets, 0)] != NO_SLOT)]
+        rows = rows[self.node_slot[segment.arrays["sites.target"][rows]] != NO_SLOT]
         return [(k, rows)] if len(rows) else []
 
     def _slot_sid(self, slot: int) -> int:
