@@ -24,9 +24,9 @@ class LspError(RuntimeError):
 class StdioClient:
     """Starts `python -m maguyva_lsp --stdio` and talks to it."""
 
-    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None, python: str | None = None) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "maguyva_lsp", "--stdio"],
+            [python or sys.executable, "-m", "maguyva_lsp", "--stdio"],
             cwd=cwd,
             env={**os.environ, **(env or {})},
             stdin=subprocess.PIPE,
