@@ -72,10 +72,16 @@ class Engine:
             "graph": self.graph,
         }
         self._semantic_lane = SemanticLane(self.semantic)
-        # The text retriever reads the segments; the others still take batches of analyses.
-        fed: tuple[Retriever, ...] = (self.structural, self.graph)
+        # The text retriever reads the segments; structural still takes batches, and the graph takes an index run's
+        # changes once text and structural are complete.
         self._writer = IndexWriter(
-            self.root, self.settings, self.segments, analyzer, fed=fed, semantic_lane=self._semantic_lane
+            self.root,
+            self.settings,
+            self.segments,
+            analyzer,
+            fed=(self.structural,),
+            follow=(self.graph,),
+            semantic_lane=self._semantic_lane,
         )
         self._analyzer = analyzer
         self.files = self._writer.files
@@ -242,7 +248,9 @@ class Engine:
             "modalities": {
                 name: {
                     "available": s.available,
-                    "partial": s.partial or (name == "semantic" and self._semantic_lane.busy),
+                    "partial": s.partial
+                    or name in self._writer.catching_up
+                    or (name == "semantic" and self._semantic_lane.busy),
                     "reason": s.reason,
                 }
                 for name, r in self.retrievers.items()

@@ -20,7 +20,7 @@ from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.index.file_table import FileTable
 from maguyva_lsp.index.segment_set import MAX_SEGMENTS, MergePlan, Segments
 from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
-from maguyva_lsp.model import ChangeBatch, FileAnalysis, SourceFile
+from maguyva_lsp.model import ChangeBatch, FileAnalysis, Modality, SourceFile
 from maguyva_lsp.retrieve.base import Retriever
 from maguyva_lsp.scan.ignore import IGNORE_FILE_NAMES
 from maguyva_lsp.scan.skips import NOT_RECORDED, Skip, SkipReason, printable_path
@@ -58,11 +58,17 @@ def segment_groups(files: Sequence[SourceFile]) -> list[list[SourceFile]]:
 
 @dataclass(frozen=True, slots=True)
 class IndexProgress:
-    """Where an index run is: a phase, and files done out of total in that phase."""
+    """Where an index run is: a phase, files done out of total in that phase, and the modalities already complete."""
 
-    phase: str  # "scanning", "loading", "analyzing", "done"
+    phase: str  # "scanning", "loading", "analyzing", "resolving graph", "done"
     done: int
     total: int
+    ready: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line for a progress report: `analyzing 120/2281 files` (`; text, structural ready`)."""
+        text = f"{self.phase} {self.done}/{self.total} files" if self.total else self.phase
+        return f"{text}; {', '.join(self.ready)} ready" if self.ready and self.phase != "done" else text
 
 
 @dataclass(slots=True)
@@ -81,7 +87,9 @@ ProgressCallback = Callable[[IndexProgress], None]
 
 class IndexWriter:
     """The one writer of a workspace's index. `fed` retrievers take batches of analyses (those that do not read the
-    segments themselves); the semantic retriever takes them on its own lane."""
+    segments themselves) as they are applied; `follow` retrievers too, except during an index run, where they get
+    the run's changes in one batch once the text and structural indexes are complete (they are searchable first);
+    the semantic retriever takes every batch on its own lane."""
 
     def __init__(
         self,
@@ -91,6 +99,7 @@ class IndexWriter:
         analyzer: Analyzer,
         *,
         fed: Sequence[Retriever],
+        follow: Sequence[Retriever] = (),
         semantic_lane: SemanticLane,
     ) -> None:
         self.root = root
@@ -105,6 +114,9 @@ class IndexWriter:
         self.indexed_once = False
         self._analyzer = analyzer
         self._fed = tuple(fed)
+        self._follow = tuple(follow)
+        self._deferred: list[ChangeBatch] | None = None  # during a run: what the follow retrievers get at its end
+        self.catching_up: frozenset[Modality] = frozenset()  # modalities not yet current during a run
         self._lane = semantic_lane
         self._known: set[str] = set()  # paths the fed retrievers hold (they learn of stored files at the first run)
         self._merges: list[threading.Thread] = []
@@ -117,11 +129,19 @@ class IndexWriter:
         """Bring the index in line with the folder: stored files of unchanged size and mtime are kept, the rest is
         analysed, files gone from the folder are removed."""
         started = time.perf_counter()
+        report = progress or (lambda _p: None)
         with self.lock:
             self.running = True
+            self._deferred = []
+            self.catching_up = frozenset({"text", "structural", *(r.name for r in self._follow)})
             try:
-                self._index(progress or (lambda _p: None))
+                self._index(report)
+                self.catching_up = frozenset(r.name for r in self._follow)
+                self._catch_up(report)
+                report(IndexProgress("done", 0, 0, ready=("text", "structural", *(r.name for r in self._follow))))
             finally:
+                self._deferred = None
+                self.catching_up = frozenset()
                 self.running = False
                 self.indexed_once = True
         self.counters.last_index_seconds = time.perf_counter() - started
@@ -146,7 +166,7 @@ class IndexWriter:
                 kept.append(path)
             else:
                 to_analyze.append(file)
-        unfed = [p for p in kept if p not in self._known] if self._fed else []
+        unfed = [p for p in kept if p not in self._known] if self._fed or self._follow else []
         large = len(unfed) + len(to_analyze) >= LARGE_INDEX_FILES
         with collector_paused(freeze=True) if large else contextlib.nullcontext():
             if gone:
@@ -158,7 +178,27 @@ class IndexWriter:
             if not self.indexed_once:
                 self.counters.reused += len(kept) - len(unreadable)
             self._analyze_and_apply(to_analyze, report)
-        report(IndexProgress("done", len(current), len(current)))
+        report(IndexProgress("indexed", len(current), len(current), ready=("text", "structural")))
+
+    def _catch_up(self, report: ProgressCallback) -> None:
+        """Give the follow retrievers the run's changes as one batch (the graph resolves names once)."""
+        batches = self._deferred or []
+        self._deferred = None
+        if not batches or not self._follow:
+            return
+        latest: dict[str, FileAnalysis | None] = {}
+        for batch in batches:
+            for path in batch.removed:
+                latest[path] = None
+            for analysis in batch.updated:
+                latest[analysis.path] = analysis
+        combined = ChangeBatch(
+            updated=tuple(a for a in latest.values() if a is not None),
+            removed=tuple(p for p, a in latest.items() if a is None),
+        )
+        names = ", ".join(r.name for r in self._follow)
+        report(IndexProgress(f"resolving {names}", 0, len(combined.updated), ready=("text", "structural")))
+        self._feed(self._follow, combined)
 
     def _feed_stored(self, paths: list[str], report: ProgressCallback) -> set[str]:
         """Hand stored files to the retrievers that take batches (the others read the segments directly); returns
@@ -367,14 +407,21 @@ class IndexWriter:
             self.segments.show_buffers(batch.updated)
         elif not indexed:
             self.segments.save(batch.updated, batch.removed)
-        for retriever in self._fed:
+        self._feed(self._fed, batch)
+        if self._deferred is not None:
+            self._deferred.append(batch)
+        else:
+            self._feed(self._follow, batch)
+        self._known.update(a.path for a in batch.updated)
+        self._known.difference_update(batch.removed)
+        self._lane.submit(batch)
+
+    def _feed(self, retrievers: Sequence[Retriever], batch: ChangeBatch) -> None:
+        for retriever in retrievers:
             try:
                 retriever.apply(batch)
             except Exception:  # one retriever's failure must not take the others down; its status says why
                 log.exception("the %s retriever failed to apply a batch", retriever.name, extra=BACKGROUND)
-        self._known.update(a.path for a in batch.updated)
-        self._known.difference_update(batch.removed)
-        self._lane.submit(batch)
 
     # -- paths --------------------------------------------------------------------------------------------------------
 

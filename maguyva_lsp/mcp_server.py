@@ -297,7 +297,7 @@ async def _wait_for_first_index(session: McpSession, ctx: ServerRequestContext[A
                 token,
                 float(p.done),
                 float(p.total) if p.total else None,
-                f"indexing: {p.phase} {p.done}/{p.total} files" if p.total else f"indexing: {p.phase}",
+                f"indexing: {p.describe()}",
                 related_request_id=str(ctx.request_id) if ctx.request_id is not None else None,
             )
         await anyio.sleep(PROGRESS_INTERVAL_SECONDS)

@@ -262,7 +262,7 @@ class _ProgressForwarder:
             return
         self._last = now
         percentage = int(100 * progress.done / progress.total) if progress.total else 0
-        message = f"{progress.phase} {progress.done}/{progress.total} files" if progress.total else progress.phase
+        message = progress.describe()
         self._server.from_thread(
             self._server.work_done_progress.report,
             self._token,

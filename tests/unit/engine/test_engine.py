@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from maguyva_lsp.config import Settings
-from maguyva_lsp.engine import Engine
+from maguyva_lsp.engine import Engine, IndexProgress
 from maguyva_lsp.indexer import Skipped, read_and_analyze
 from maguyva_lsp.model import PathClass
 from maguyva_lsp.scan.skips import SkipReason
@@ -275,3 +275,33 @@ def test_open_buffer_wins_until_closed(tmp_path: Path) -> None:
         )
     finally:
         engine.close()
+
+
+def test_text_and_structural_are_complete_before_the_graph_catches_up(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    write_tree(root, FILES)
+    engine = new_engine(root, tmp_path)
+    seen: list[tuple[str, tuple[str, ...], dict[str, bool]]] = []
+
+    def progress(p: Any) -> None:
+        partial = {name: m["partial"] for name, m in engine.status()["modalities"].items()}
+        seen.append((p.phase, p.ready, partial))
+
+    try:
+        engine.index(progress)
+        phases = [phase for phase, _, _ in seen]
+        assert phases.index("indexed") < phases.index("resolving graph") < phases.index("done")
+        _, ready, partial = seen[phases.index("resolving graph")]
+        assert ready == ("text", "structural")
+        assert partial["graph"] and not partial["text"] and not partial["structural"]
+        assert not any(engine.status()["modalities"][m]["partial"] for m in ("text", "structural", "graph"))
+        assert engine.search("who calls load_config").to_json()["results"], "the graph answers once caught up"
+    finally:
+        engine.close()
+
+
+def test_progress_lines_say_which_modalities_are_ready() -> None:
+    assert IndexProgress("analyzing", 3, 10).describe() == "analyzing 3/10 files"
+    line = IndexProgress("resolving graph", 0, 10, ready=("text", "structural")).describe()
+    assert line == "resolving graph 0/10 files; text, structural ready"
+    assert IndexProgress("done", 0, 0, ready=("text",)).describe() == "done"
