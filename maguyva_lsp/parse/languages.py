@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -301,6 +301,7 @@ def _shebang_language(first_line: bytes) -> str | None:
     return _SHEBANGS.get(program) or _SHEBANGS.get(program.rstrip("0123456789."))
 
 
+@lru_cache(maxsize=1 << 16)
 def is_document(path: str) -> bool:
     """A file of prose or data by its name (DOCUMENT_LANGUAGES), or one no grammar reads (LICENSE, notes.txt)."""
     language = language_for_path(path)
