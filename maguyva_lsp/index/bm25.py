@@ -334,7 +334,13 @@ def best_line(scored: ScoredChunk) -> tuple[int, int, int, str]:
     (line, start column, end column of its first matching identifier, line text)."""
     best: tuple[float, int, int, int] = (-1.0, 0, 0, 0)
     lines = scored.chunk.text.split("\n")
+    terms = tuple(scored.term_idf)
     for offset, line in enumerate(lines):
+        # A query term is a lower-case sub-word (or whole) of an identifier, so a line holding none of them as a
+        # substring matches nothing: skip its tokenization (most lines of a chunk).
+        lowered = line.lower()
+        if not any(term in lowered for term in terms):
+            continue
         seen: set[str] = set()
         first: tuple[int, int] | None = None
         for m in IDENTIFIER_RE.finditer(line):
