@@ -16,6 +16,9 @@ from maguyva_lsp.embed.base import TextStyle
 from maguyva_lsp.model import Chunk
 from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, split_identifier, subword_tokens
 
+# The version of what document_text() returns: bump it with every change to it. Stored vectors record it, and a
+# chain of another version is re-planned file by file (only texts that really changed are embedded again).
+EMBED_TEXT_VERSION = 1
 # The header words (path, parent, symbol) are written this many times: in a mean of token vectors, repetition is
 # weight. On the stdlib question set (bench_semantic.py, 66k chunks), MRR@10 was 0.80 / 0.86 / 0.87 for 1 / 2 / 3;
 # we stop at 2 because most of those questions name their module, which flatters path words more than real
