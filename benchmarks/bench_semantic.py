@@ -33,7 +33,6 @@ from maguyva_lsp.embed import text as input_text
 from maguyva_lsp.embed.base import Embeddings
 from maguyva_lsp.embed.local import LocalEmbedder
 from maguyva_lsp.embed.text import document_text, query_text
-from maguyva_lsp.index import vectors
 from maguyva_lsp.index.vectors import BinaryVectorStore, RowRef, hamming_distances, nearest_rows
 from maguyva_lsp.model import (
     ChangeBatch,
@@ -46,7 +45,7 @@ from maguyva_lsp.model import (
     SourceFile,
 )
 from maguyva_lsp.parse.analyze import analyze_file, is_binary
-from maguyva_lsp.retrieve import semantic
+from maguyva_lsp.retrieve import semantic, semantic_file
 from maguyva_lsp.retrieve.semantic import SemanticRetriever
 from maguyva_lsp.store.embedding_cache import CACHE_FILE
 
@@ -167,7 +166,7 @@ def index_with_retriever(analyses: list[FileAnalysis], store_dir: Path) -> tuple
     start = time.perf_counter()
     retriever.flush()
     figures["save_seconds"] = time.perf_counter() - start
-    figures["vectors_file_bytes"] = (store_dir / vectors.VECTORS_FILE).stat().st_size
+    figures["vectors_file_bytes"] = (store_dir / semantic_file.VECTORS_FILE).stat().st_size
     figures["cache_file_bytes"] = sum(p.stat().st_size for p in store_dir.glob(CACHE_FILE + "*"))
     retriever.close()
 
@@ -178,7 +177,7 @@ def index_with_retriever(analyses: list[FileAnalysis], store_dir: Path) -> tuple
     figures["warm_embedded_texts"] = warm.embedded_texts
     warm.close()
 
-    (store_dir / vectors.VECTORS_FILE).unlink()
+    (store_dir / semantic_file.VECTORS_FILE).unlink()
     rebuilt = SemanticRetriever(LocalEmbedder(), store_dir)
     figures["from_cache_seconds"] = apply_all(rebuilt)
     figures["from_cache_embedded_texts"] = rebuilt.embedded_texts
@@ -243,7 +242,7 @@ def semantic_variants(
     input_text.HEADER_REPEAT = shipped
     docs = embedder.embed_documents([document_text(c, "words") for c in chunks])
     store = BinaryVectorStore(embedder.dimension, embedder.name)
-    store.add([RowRef(str(i), p, 0, 0, "") for i, p in enumerate(paths)], Embeddings(docs.codes))
+    store.add([RowRef(p, i, i, bytes(16)) for i, p in enumerate(paths)], Embeddings(docs.codes))
     query_vectors = [embedder.embed_query(t) for t in words_queries]
     hamming = [[m.ref.path for m in store.search(Embeddings(v.codes), CANDIDATE_HITS)] for v in query_vectors]
     results["Hamming only (no rescoring)"] = score_rankings(questions, hamming)
@@ -337,8 +336,8 @@ def _time_search(bits: int, n: int, rng: np.random.Generator) -> dict[str, Any]:
     codes = rng.integers(0, 256, (n, bits // 8), dtype=np.uint8)
     query = rng.integers(0, 256, (1, bits // 8), dtype=np.uint8)
     store = BinaryVectorStore(bits, "random")
-    store.add([RowRef("", "", 0, 0, "")] * n, Embeddings(codes))
-    words = store._snap.words
+    store.add([RowRef("", i, i, bytes(16)) for i in range(n)], Embeddings(codes))
+    words = store._snap.parts[0].words
     scan = _median_seconds(lambda: hamming_distances(words, n, query[0].view(np.uint64)))
     whole = _median_seconds(lambda: store.search(Embeddings(query), SEARCH_K))
     row: dict[str, Any] = {
@@ -369,26 +368,14 @@ def search_speed(sizes: Sequence[int] = SEARCH_SIZES, bit_widths: Sequence[int] 
 
 
 def memory_per_chunk(retriever: SemanticRetriever) -> dict[str, float]:
-    """Bytes per live chunk held by the vector store: its arrays (per row, and with the growth slack) and the row
-    references (each RowRef object plus every distinct string it holds; strings shared between rows count once)."""
-    snap = retriever._store._snap
-    live = max(snap.live, 1)
-    arrays = snap.words.nbytes + snap.alive.nbytes
-    arrays += 0 if snap.rescore is None else snap.rescore.nbytes
-    arrays += 0 if snap.scales is None else snap.scales.nbytes
-    seen: set[int] = set()
-    reference_bytes = 0
-    for ref in snap.refs[: snap.n]:
-        reference_bytes += sys.getsizeof(ref)
-        for value in (ref.chunk_id, ref.path, ref.text_hash, ref.symbol, ref.kind, ref.snippet):
-            if value is not None and id(value) not in seen:
-                seen.add(id(value))
-                reference_bytes += sys.getsizeof(value)
-    row_bytes = snap.words.shape[0] * 8 + 1 + (0 if snap.rescore is None else snap.rescore.shape[1] + 4)
+    """Bytes per live chunk held by the vector store: the vectors (codes, int8 rescoring vectors and scales) and the
+    row columns (lines, text hash, symbol, kind, snippet, per-file tables); there is no object per row."""
+    figures = retriever.store.memory()
+    live = max(figures["live"], 1)
     return {
-        "array_bytes_per_row": float(row_bytes),
-        "array_bytes_per_chunk_with_capacity": arrays / live,
-        "reference_bytes_per_chunk": reference_bytes / max(snap.n, 1),
+        "vector_bytes_per_chunk": figures["vector_bytes"] / live,
+        "column_bytes_per_chunk": figures["column_bytes"] / live,
+        "parts": float(figures["parts"]),
     }
 
 

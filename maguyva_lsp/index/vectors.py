@@ -1,62 +1,70 @@
-"""Binary vector store: packed sign bits with exact Hamming top-k, float rescoring, tombstones, and a disk snapshot.
+"""Binary vector store: a chain of immutable column parts with exact Hamming top-k, float rescoring and tombstones.
 
-Codes are kept word-major (one contiguous uint64 array per 64-bit word of the code), so a search is a few
-vectorized passes of XOR, popcount and add over contiguous memory in cache-sized blocks — no loop per vector.
-Readers search an immutable snapshot; the single writer publishes a new one (copy-on-write), so searches never see
-a half-applied batch.
+The store is a base part plus newer parts (index/vector_part.py). Each change adds a part holding the changed files'
+rows; the files' rows in older parts become tombstones (a file is alive in at most one part: the newest that names
+it). Small newer parts are merged into their predecessor as they come (a logarithmic chain), and the whole chain is
+compacted into one base when tombstones pile up. Readers search an immutable snapshot of the chain; the single
+writer publishes a new one, so searches never see a half-applied batch. The chain is persisted as containers
+(`export`) and opened mapped (`open`): O(header) whatever its size, no object per row.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 import threading
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from maguyva_lsp.embed.base import BITS_PER_BYTE, Embeddings
+from maguyva_lsp.index.vector_part import (
+    PART_FORMAT,
+    VECTORS_PART,
+    WORD_BITS,
+    Bools,
+    FileRows,
+    Keys,
+    RowRef,
+    Rows,
+    RowVectors,
+    VectorPart,
+    VectorPartError,
+    build_part,
+    merge_parts,
+    part_meta,
+)
+from maguyva_lsp.store.container import Array
 
-_Item = TypeVar("_Item", bound=np.generic)
+__all__ = ["VECTORS_PART", "FileRows", "RowRef", "RowVectors"]
 
-STORE_FORMAT_VERSION = 1
-VECTORS_FILE = "vectors.npz"
-WORD_BITS = 64
-INITIAL_CAPACITY = 1024
-GROWTH_FACTOR = 2
 # Rows per block of a scan: the XOR and popcount buffers of one block (B × 9 bytes) stay in L2 cache.
 SEARCH_BLOCK_ROWS = 65_536
 # Hamming candidates rescored per requested hit. On the stdlib (66k chunks, 256-bit local codes), the Hamming top-100
 # held 98% of the exact float top-10 and the top-200 99.6% (bench_semantic.py); rescoring them gives the float order.
 RESCORE_MULTIPLE = 20
-# Compact when removed rows pass this share of all rows (and are at least COMPACT_MIN_TOMBSTONES).
+# The whole chain is compacted into one base when dead rows pass this share of all rows (and this many).
 COMPACT_TOMBSTONE_FRACTION = 0.25
 COMPACT_MIN_TOMBSTONES = 256
+# A part is merged into the part before it while that one is at most this many times its size (rows + files): the
+# chain stays logarithmic in length and each row is rewritten O(log n) times.
+MERGE_RATIO = 2
 INT8_MAX = 127
 
 
 class VectorStoreError(Exception):
-    """A stored vector file is unusable (corrupt, another format, another model); the message says why."""
+    """Stored vectors are unusable (corrupt, another format, another model); the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class RowRef:
-    """What a row of the store stands for: a chunk's location and what a hit shows of it."""
+class StoredArrays(Protocol):
+    """What `open` reads: a container's named arrays and its meta (store/container.py's Container)."""
 
-    chunk_id: str
-    path: str
-    start_line: int
-    end_line: int
-    text_hash: str  # hash of the embedded text: rows are reused when a re-analysed file keeps a chunk's text
-    symbol: str | None = None
-    kind: str | None = None
-    snippet: str = ""
-    end_col: int = 0  # code-point length of the chunk's last line, so a hit's span ends where the chunk does
+    @property
+    def arrays(self) -> Mapping[str, Array]: ...
+
+    @property
+    def meta(self) -> Mapping[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,22 +76,76 @@ class VectorMatch:
     score: float
 
 
+RowLocation = tuple[VectorPart, int]
+_Record = TypeVar("_Record")
+
+
+@dataclass(frozen=True, slots=True)
+class VectorExport:
+    """What to store after a change: keep the first `keep` containers of the stored chain, then append these."""
+
+    keep: int
+    containers: list[tuple[dict[str, Array], dict[str, object]]] = field(default_factory=list)
+
+    @property
+    def base(self) -> bool:
+        """True when the containers replace the whole stored chain."""
+        return self.keep == 0
+
+    def next_chain(self, previous: Sequence[_Record], written: Sequence[_Record]) -> tuple[_Record, ...]:
+        """The stored chain after this export: the kept head of `previous`, then the records `written` for
+        `containers` (in order)."""
+        if len(written) != len(self.containers):
+            raise ValueError(f"{len(written)} records for {len(self.containers)} containers")
+        if self.keep > len(previous):
+            raise ValueError(f"the export keeps {self.keep} containers of a chain of {len(previous)}")
+        return (*previous[: self.keep], *written)
+
+
 @dataclass(frozen=True, slots=True)
 class _Snapshot:
-    """An immutable view for readers: rows [0, n) of the arrays, which the writer never changes in place."""
+    """An immutable view for readers: the parts, oldest first, and which of their paths and rows are alive."""
 
-    n: int
-    live: int
-    words: NDArray[np.uint64]  # (words per code, capacity)
-    rescore: NDArray[np.int8] | None  # (capacity, dimension): int8 document vectors, when the embedder gave floats
-    scales: NDArray[np.float32] | None  # (capacity,): float ≈ int8 × scale
-    alive: NDArray[np.bool_]  # (capacity,), copied on every write
-    refs: list[RowRef]  # append-only between compactions
+    parts: tuple[VectorPart, ...] = ()
+    path_alive: tuple[Bools, ...] = ()
+    row_alive: tuple[Bools | None, ...] = ()  # None: every row of the part is alive
+    live: int = 0
+    offsets: NDArray[np.int64] = field(default_factory=lambda: np.zeros(1, dtype=np.int64))  # first row of each part
+
+    @property
+    def total(self) -> int:
+        return int(self.offsets[-1])
 
 
-def hamming_distances(words: NDArray[np.uint64], n: int, query: NDArray[np.uint64]) -> NDArray[np.uint16]:
+def _snapshot(parts: Sequence[VectorPart], path_alive: Sequence[Bools]) -> _Snapshot:
+    row_alive: list[Bools | None] = []
+    live = 0
+    for part, alive in zip(parts, path_alive, strict=True):
+        rows = None if bool(alive.all()) else part.row_alive(alive)
+        row_alive.append(rows)
+        live += part.n if rows is None else int(np.count_nonzero(rows))
+    offsets = np.concatenate(([0], np.cumsum([p.n for p in parts], dtype=np.int64))).astype(np.int64)
+    return _Snapshot(tuple(parts), tuple(path_alive), tuple(row_alive), live, offsets)
+
+
+def _liveness(parts: Sequence[VectorPart]) -> list[Bools]:
+    """Which paths of each part are alive: those no newer part names (in its paths or its superseded keys)."""
+    alive: list[Bools] = []
+    killed = np.zeros(0, dtype=np.uint64)
+    for part in reversed(parts):
+        alive.append(~np.isin(part.path_key, killed) if killed.size else np.ones(part.path_count, dtype=np.bool_))
+        killed = np.concatenate((killed, part.path_key, part.superseded))
+    return alive[::-1]
+
+
+def hamming_distances(
+    words: NDArray[np.uint64], n: int, query: NDArray[np.uint64], out: NDArray[np.uint16] | None = None
+) -> NDArray[np.uint16]:
     """Hamming distance of the query code to each of the first n codes: Σ_words popcount(code ⊕ query)."""
-    out = np.zeros(n, dtype=np.uint16)
+    if out is None:
+        out = np.zeros(n, dtype=np.uint16)
+    else:
+        out[:] = 0
     block = min(n, SEARCH_BLOCK_ROWS)
     xor = np.empty(block, dtype=np.uint64)
     count = np.empty(block, dtype=np.uint8)
@@ -98,8 +160,14 @@ def hamming_distances(words: NDArray[np.uint64], n: int, query: NDArray[np.uint6
     return out
 
 
-def nearest_rows(distances: NDArray[np.uint16], wanted: int, dimension: int) -> NDArray[np.intp]:
-    """The `wanted` rows of smallest distance (ties: lowest rows), in row order.
+def nearest_rows(
+    distances: NDArray[np.uint16],
+    wanted: int,
+    dimension: int,
+    tie_order: Callable[[Rows], Rows] | None = None,
+) -> Rows:
+    """The `wanted` rows of smallest distance, in row order. Ties at the cut-off: lowest rows, or the first rows in
+    `tie_order`'s order (which returns the rows it is given, sorted).
 
     Distances are small integers (0…dimension+1), so a histogram finds the cut-off distance in one pass; this is
     faster than `argpartition` over a million rows (measured here: about 1.5 ms against 14 ms).
@@ -109,8 +177,11 @@ def nearest_rows(distances: NDArray[np.uint16], wanted: int, dimension: int) -> 
     counts = np.bincount(distances, minlength=dimension + 2)
     cutoff = int(np.searchsorted(np.cumsum(counts), wanted))
     below = np.flatnonzero(distances < cutoff)
-    at_cutoff = np.flatnonzero(distances == cutoff)[: wanted - len(below)]
-    return np.sort(np.concatenate((below, at_cutoff)))
+    at_cutoff = np.flatnonzero(distances == cutoff)
+    needed = wanted - len(below)
+    if tie_order is not None and len(at_cutoff) > needed:
+        at_cutoff = tie_order(at_cutoff)
+    return np.sort(np.concatenate((below, at_cutoff[:needed])))
 
 
 def quantize_int8(floats: NDArray[np.float32]) -> tuple[NDArray[np.int8], NDArray[np.float32]]:
@@ -121,26 +192,28 @@ def quantize_int8(floats: NDArray[np.float32]) -> tuple[NDArray[np.int8], NDArra
     return quantized, scales
 
 
-class BinaryVectorStore:
-    """Rows of binary codes (plus optional int8 vectors for rescoring), each pointing at a chunk."""
+def row_vectors(embeddings: Embeddings) -> RowVectors:
+    """Embeddings as stored: codes, and int8 vectors with scales when there are floats."""
+    if embeddings.floats is None:
+        return RowVectors(embeddings.codes)
+    quantized, scales = quantize_int8(embeddings.floats)
+    return RowVectors(embeddings.codes, quantized, scales)
 
-    def __init__(self, dimension: int, model: str) -> None:
+
+class BinaryVectorStore:
+    """Rows of binary codes (plus optional int8 vectors for rescoring), each pointing at a chunk, grouped by file."""
+
+    def __init__(self, dimension: int, model: str, text: str = "") -> None:
+        """`text` names what embedded text the rows come from (style and version): stored parts of another text keep
+        answering, but their files count as stale (`path_tag` is None for them)."""
         if dimension <= 0 or dimension % WORD_BITS:
             raise ValueError(f"code dimension must be a positive multiple of {WORD_BITS}, got {dimension}")
         self._dimension = dimension
         self._model = model
+        self._text = text
         self._write_lock = threading.Lock()
-        self._by_path: dict[str, list[int]] = {}
-        self._tags: dict[str, str] = {}  # per path, set by the caller: what its rows were built from
-        self._snap = _Snapshot(
-            n=0,
-            live=0,
-            words=np.zeros((dimension // WORD_BITS, INITIAL_CAPACITY), dtype=np.uint64),
-            rescore=None,
-            scales=None,
-            alive=np.zeros(INITIAL_CAPACITY, dtype=np.bool_),
-            refs=[],
-        )
+        self._snap = _Snapshot()
+        self._stored = 0  # the first parts, in order, are the containers of the stored chain
 
     @property
     def dimension(self) -> int:
@@ -157,299 +230,367 @@ class BinaryVectorStore:
     @property
     def tombstones(self) -> int:
         snap = self._snap
-        return snap.n - snap.live
+        return snap.total - snap.live
+
+    @property
+    def part_count(self) -> int:
+        return len(self._snap.parts)
 
     @property
     def has_floats(self) -> bool:
-        return self._snap.rescore is not None
+        return any(p.has_floats for p in self._snap.parts if p.n)
+
+    def memory(self) -> dict[str, int]:
+        """Bytes of the parts' arrays (in memory or mapped): vectors and row columns, with the row counts."""
+        snap = self._snap
+        vector_names = ("words", "rescore", "scales")
+        vectors = columns = 0
+        for part in snap.parts:
+            for name, array in part.arrays().items():
+                if name in vector_names:
+                    vectors += array.nbytes
+                else:
+                    columns += array.nbytes
+        return {
+            "vector_bytes": vectors,
+            "column_bytes": columns,
+            "rows": snap.total,
+            "live": snap.live,
+            "parts": len(snap.parts),
+        }
+
+    # -- what the store holds (the writer's lookups) ---------------------------------------------------------------
+
+    def _locate(self, path: str) -> tuple[int, int] | None:
+        """(part position, path index) of the path's live version, or None."""
+        snap = self._snap
+        for position in range(len(snap.parts) - 1, -1, -1):
+            index = snap.parts[position].find(path)
+            if index >= 0:
+                return (position, index) if bool(snap.path_alive[position][index]) else None
+        return None
 
     def paths(self) -> list[str]:
-        return [path for path, rows in self._by_path.items() if rows]
+        """Every live path (with rows or not)."""
+        snap = self._snap
+        return sorted(
+            part.paths[int(i)]
+            for part, alive in zip(snap.parts, snap.path_alive, strict=True)
+            for i in np.flatnonzero(alive)
+        )
 
     def path_tag(self, path: str) -> str | None:
-        """The tag given with the path's rows (None when the path is unknown or its rows were removed)."""
-        return self._tags.get(path)
+        """The tag given with the path's rows (None when the path is unknown, removed, or of another text)."""
+        found = self._locate(path)
+        if found is None:
+            return None
+        part = self._snap.parts[found[0]]
+        return part.tags[found[1]] if part.text == self._text else None
 
-    def rows_of(self, path: str) -> list[tuple[int, RowRef]]:
+    def contents(self) -> dict[str, str | None]:
+        """Per live path, the content hash its rows were built from (None when they are of another text)."""
+        snap = self._snap
+        out: dict[str, str | None] = {}
+        for part, alive in zip(snap.parts, snap.path_alive, strict=True):
+            current = part.text == self._text
+            for i in np.flatnonzero(alive).tolist():
+                out[part.paths[i]] = part.content[i] if current else None
+        return out
+
+    def rows_of(self, path: str) -> list[tuple[RowLocation, RowRef]]:
         """The live rows of a path with their references."""
-        snap = self._snap
-        return [(row, snap.refs[row]) for row in self._by_path.get(path, ())]
+        found = self._locate(path)
+        if found is None:
+            return []
+        part = self._snap.parts[found[0]]
+        start, end = part.path_range(found[1])
+        return [((part, row), part.ref(row)) for row in range(start, end)]
 
-    def embeddings_of(self, rows: Sequence[int]) -> Embeddings:
-        """The stored vectors of rows (codes, and floats dequantized from int8 when kept)."""
-        snap = self._snap
-        index = np.asarray(rows, dtype=np.intp)
-        codes = np.ascontiguousarray(snap.words[:, index].T).view(np.uint8)
-        if snap.rescore is None or snap.scales is None:
-            return Embeddings(codes)
-        floats = snap.rescore[index].astype(np.float32) * snap.scales[index][:, None]
-        return Embeddings(codes, floats)
+    def vectors_of(self, locations: Sequence[RowLocation]) -> RowVectors:
+        """The stored vectors of rows, in order (as stored: no round trip through floats)."""
+        pieces: list[RowVectors] = []
+        order: list[int] = []
+        by_part: dict[int, tuple[VectorPart, list[int], list[int]]] = {}
+        for at, (part, row) in enumerate(locations):
+            entry = by_part.setdefault(id(part), (part, [], []))
+            entry[1].append(row)
+            entry[2].append(at)
+        for part, rows, ats in by_part.values():
+            pieces.append(part.vectors(np.asarray(rows, dtype=np.intp)))
+            order.extend(ats)
+        joined = RowVectors.concat(pieces, self._dimension)
+        inverse = np.empty(len(order), dtype=np.intp)
+        inverse[np.asarray(order, dtype=np.intp)] = np.arange(len(order))
+        return RowVectors(
+            joined.codes[inverse],
+            None if joined.quantized is None else joined.quantized[inverse],
+            None if joined.scales is None else joined.scales[inverse],
+        )
+
+    # -- changes ---------------------------------------------------------------------------------------------------
+
+    def _meta(self, *, has_floats: bool) -> dict[str, object]:
+        return part_meta(self._model, self._dimension, self._text, has_floats=has_floats)
 
     def add(self, refs: Sequence[RowRef], embeddings: Embeddings) -> None:
-        """Append rows. Floats must be given for all rows or for none, consistently with what the store holds."""
-        self.replace((), refs, embeddings)
+        """Set the rows of the paths of `refs` to these rows (rows of one path may come in any order)."""
+        groups: dict[str, list[int]] = {}
+        for index, ref in enumerate(refs):
+            groups.setdefault(ref.path, []).append(index)
+        if len(refs) != len(embeddings):
+            raise ValueError(f"{len(refs)} references for {len(embeddings)} embeddings")
+        order = [i for rows in groups.values() for i in rows]
+        files = [FileRows(path, "", "", [refs[i] for i in rows]) for path, rows in groups.items()]
+        self.replace((), files, embeddings.take(order))
 
     def remove_path(self, path: str) -> int:
         """Tombstone every row of a path. Returns how many rows were removed."""
-        return self.replace((path,), (), Embeddings.empty(self._dimension))
+        return self.replace((path,))
 
     def replace(
         self,
-        remove_paths: Iterable[str],
-        refs: Sequence[RowRef],
-        embeddings: Embeddings,
-        *,
-        tags: Mapping[str, str] | None = None,
+        removed: Iterable[str],
+        files: Sequence[FileRows] = (),
+        vectors: RowVectors | Embeddings | None = None,
     ) -> int:
-        """Tombstone the rows of `remove_paths` and append new rows, published to readers as one change; compacts
-        when tombstones pile up. `tags` records, per path, what its rows were built from (kept across save/load;
-        a removed path loses its tag). Returns how many rows were removed."""
-        if len(refs) != len(embeddings):
-            raise ValueError(f"{len(refs)} references for {len(embeddings)} embeddings")
-        if embeddings.dimension != self._dimension:
-            raise ValueError(f"embedding dimension {embeddings.dimension} != store dimension {self._dimension}")
-        quantized, row_scales = (None, None) if embeddings.floats is None else quantize_int8(embeddings.floats)
+        """In one change, published to readers at once: every path of `files` gets exactly its rows there (with
+        `vectors`, in `files` order) and its tag; every path of `removed` not in `files` is gone. Returns how many
+        live rows this tombstoned."""
+        if isinstance(vectors, Embeddings):
+            if vectors.dimension != self._dimension:
+                raise ValueError(f"embedding dimension {vectors.dimension} != store dimension {self._dimension}")
+            vectors = row_vectors(vectors)
+        if vectors is None:
+            vectors = RowVectors.concat([], self._dimension)
+        if vectors.codes.shape[1:] != (self._dimension // BITS_PER_BYTE,):
+            raise ValueError(f"codes of shape {vectors.codes.shape} for a {self._dimension}-bit store")
+        given = {f.path for f in files}
+        gone = sorted(set(removed) - given)
         with self._write_lock:
             snap = self._snap
-            if refs and snap.n and (quantized is not None) != (snap.rescore is not None):
+            with_floats = vectors.quantized is not None
+            if len(vectors) and snap.live and with_floats != self.has_floats:
                 raise ValueError("rows with and without float vectors cannot share a store")
-            alive = snap.alive.copy()
-            removed = 0
-            for path in remove_paths:
-                rows = self._by_path.pop(path, [])
-                self._tags.pop(path, None)
-                alive[rows] = False
-                removed += len(rows)
-            self._tags.update(tags or {})
-            if not refs and not removed:
+            if not files and not any(self._locate(p) is not None for p in gone):
                 return 0
-            self._append_locked(refs, embeddings.codes, quantized, row_scales, alive=alive, live=snap.live - removed)
-            dead = self._snap.n - self._snap.live
-            if dead >= COMPACT_MIN_TOMBSTONES and dead > COMPACT_TOMBSTONE_FRACTION * self._snap.n:
-                self._compact_locked()
-            return removed
+            part = build_part(self._meta(has_floats=with_floats), files, vectors, gone)
+            killed = np.concatenate((part.path_key, part.superseded))
+            before = snap.live
+            alive = [a & ~np.isin(p.path_key, killed) for p, a in zip(snap.parts, snap.path_alive, strict=True)]
+            self._publish([*snap.parts, part], [*alive, np.ones(part.path_count, dtype=np.bool_)])
+            removed_rows = before + part.n - self._snap.live
+            self._maintain_locked()
+            return removed_rows
 
-    def _append_locked(
-        self,
-        refs: Sequence[RowRef],
-        codes: NDArray[np.uint8],
-        quantized: NDArray[np.int8] | None,
-        row_scales: NDArray[np.float32] | None,
-        *,
-        alive: NDArray[np.bool_],
-        live: int,
-    ) -> None:
-        """Write rows past the published ones (invisible to readers until the new snapshot) and publish."""
+    def _publish(self, parts: Sequence[VectorPart], path_alive: Sequence[Bools]) -> None:
+        self._snap = _snapshot(parts, path_alive)
+        self._stored = min(self._stored, len(parts))
+
+    def _maintain_locked(self) -> None:
+        """Keep the chain short: merge small newer parts into their predecessor; compact when tombstones pile up."""
         snap = self._snap
-        count = len(refs)
-        words, rescore, scales = snap.words, snap.rescore, snap.scales
-        capacity = words.shape[1]
-        wants_floats = quantized is not None
-        if snap.n + count > capacity or (wants_floats and rescore is None):
-            capacity = max(capacity, INITIAL_CAPACITY)
-            while capacity < snap.n + count:
-                capacity *= GROWTH_FACTOR
-            words = _grown(words, capacity, used=snap.n, axis=1)
-            alive = _grown(alive, capacity, used=snap.n)
-            if wants_floats:
-                if rescore is None or scales is None:  # the first rows of a store that keeps floats
-                    rescore = np.zeros((0, self._dimension), dtype=np.int8)
-                    scales = np.zeros(0, dtype=np.float32)
-                rescore = _grown(rescore, capacity, used=snap.n)
-                scales = _grown(scales, capacity, used=snap.n)
-        start, stop = snap.n, snap.n + count
-        if count:
-            words[:, start:stop] = np.ascontiguousarray(codes).view(np.uint64).T
-            if quantized is not None and row_scales is not None and rescore is not None and scales is not None:
-                rescore[start:stop] = quantized
-                scales[start:stop] = row_scales
-            alive[start:stop] = True
-        refs_list = snap.refs
-        refs_list.extend(refs)  # rows past every published n: no reader looks there
-        for offset, ref in enumerate(refs):
-            self._by_path.setdefault(ref.path, []).append(start + offset)
-        self._snap = _Snapshot(stop, live + count, words, rescore, scales, alive, refs_list)
+        dead = snap.total - snap.live
+        if dead >= COMPACT_MIN_TOMBSTONES and dead > COMPACT_TOMBSTONE_FRACTION * snap.total:
+            self._merge_tail_locked(0)
+            return
+        parts = snap.parts
+        tail = len(parts) - 1
+        while tail > 0 and _size(parts[tail - 1]) <= MERGE_RATIO * sum(_size(p) for p in parts[tail:]):
+            tail -= 1
+        if tail < len(parts) - 1:
+            self._merge_tail_locked(tail)
+
+    def _merge_tail_locked(self, first: int) -> None:
+        """Merge parts[first:] into one part (a new base when first is 0); row numbers change."""
+        snap = self._snap
+        tail = list(zip(snap.parts[first:], snap.path_alive[first:], strict=True))
+        if len(tail) < 2 and (first or snap.live == snap.total):
+            return
+        superseded: Keys | None = None
+        if first:
+            # What the merged parts removed stays removed in the older parts (a path dead in the tail was named by a
+            # later part of the tail: kept alive in the merge, or removed, so in some part's superseded keys).
+            superseded = np.unique(np.concatenate([p.superseded for p, _ in tail]))
+        meta = self._meta(has_floats=any(p.has_floats for p, _ in tail if p.n))
+        merged = merge_parts(tail, meta, superseded)
+        self._stored = min(self._stored, first)
+        self._publish(
+            [*snap.parts[:first], merged], [*snap.path_alive[:first], np.ones(merged.path_count, dtype=np.bool_)]
+        )
 
     def compact(self) -> None:
-        """Drop tombstoned rows now (row numbers change)."""
+        """Merge the whole chain into one base now (drops every tombstone; row numbers change)."""
         with self._write_lock:
-            self._compact_locked()
+            if len(self._snap.parts) > 1 or self.tombstones:
+                self._merge_tail_locked(0)
+                if len(self._snap.parts) == 1 and self._snap.parts[0].n == 0 and not self._snap.parts[0].path_count:
+                    self._publish([], [])
 
-    def _compact_locked(self) -> None:
-        snap = self._snap
-        keep = np.flatnonzero(snap.alive[: snap.n])
-        capacity = max(INITIAL_CAPACITY, len(keep))
-        words = np.zeros((snap.words.shape[0], capacity), dtype=np.uint64)
-        words[:, : len(keep)] = snap.words[:, keep]
-        rescore = scales = None
-        if snap.rescore is not None and snap.scales is not None:
-            rescore = np.zeros((capacity, self._dimension), dtype=np.int8)
-            rescore[: len(keep)] = snap.rescore[keep]
-            scales = np.zeros(capacity, dtype=np.float32)
-            scales[: len(keep)] = snap.scales[keep]
-        alive = np.zeros(capacity, dtype=np.bool_)
-        alive[: len(keep)] = True
-        refs = [snap.refs[row] for row in keep.tolist()]
-        self._by_path = {}
-        for row, ref in enumerate(refs):
-            self._by_path.setdefault(ref.path, []).append(row)
-        self._snap = _Snapshot(len(keep), len(keep), words, rescore, scales, alive, refs)
+    # -- persistence -----------------------------------------------------------------------------------------------
+
+    def export(self) -> VectorExport:
+        """What the stored chain needs to equal this one: the parts not stored yet, merged into one container (a
+        base when nothing stored can be kept). Marks them stored; `export_failed` takes that back."""
+        with self._write_lock:
+            keep = self._stored
+            parts = self._snap.parts
+            if keep == len(parts):
+                return VectorExport(keep)
+            if len(parts) - keep > 1:
+                self._merge_tail_locked(keep)
+                parts = self._snap.parts
+            self._stored = len(parts)
+            fresh = parts[keep:]
+            return VectorExport(keep, [(p.arrays(), dict(p.meta)) for p in fresh])
+
+    def export_failed(self) -> None:
+        """The last export was not stored: the next one rewrites the whole chain."""
+        with self._write_lock:
+            self._stored = 0
+
+    def open(self, containers: Sequence[StoredArrays]) -> None:
+        """Replace the store's rows with a stored chain (oldest first). Raises VectorStoreError when a container is
+        not a vectors part of this model and dimension, or its arrays do not fit together."""
+        parts: list[VectorPart] = []
+        for position, container in enumerate(containers):
+            meta = dict(container.meta)
+            what = f"vectors container {position + 1} of {len(containers)}"
+            if meta.get("part") != VECTORS_PART or meta.get("format") != PART_FORMAT:
+                raise VectorStoreError(
+                    f"{what}: part {meta.get('part')!r} format {meta.get('format')!r}, not {VECTORS_PART!r} "
+                    f"format {PART_FORMAT}"
+                )
+            if meta.get("model") != self._model or meta.get("dimension") != self._dimension:
+                raise VectorStoreError(
+                    f"{what}: vectors of {meta.get('model')!r}/{meta.get('dimension')}, not "
+                    f"{self._model!r}/{self._dimension}"
+                )
+            try:
+                parts.append(VectorPart(container.arrays, meta))
+            except VectorPartError as exc:
+                raise VectorStoreError(f"{what}: inconsistent contents ({exc})") from exc
+        if len({p.has_floats for p in parts if p.n}) > 1:
+            raise VectorStoreError("stored parts with and without float vectors")
+        with self._write_lock:
+            self._snap = _snapshot(parts, _liveness(parts))
+            self._stored = len(parts)
+
+    # -- search ----------------------------------------------------------------------------------------------------
 
     def search(self, query: Embeddings, k: int) -> list[VectorMatch]:
-        """The k best rows for a one-row query: exact Hamming top candidates, rescored when the query has floats."""
+        """The k best rows for a one-row query: exact Hamming top candidates, rescored when the query has floats.
+
+        Order: best score, then smallest distance, then path key and line, so that the answer never depends on how
+        the rows are split in parts."""
         snap = self._snap
         if k <= 0 or snap.live == 0:
             return []
         if query.dimension != self._dimension or len(query) != 1:
             raise ValueError(f"query must be one {self._dimension}-bit code")
-        distances = hamming_distances(snap.words, snap.n, query.codes[0].view(np.uint64))
-        if snap.live < snap.n:
-            distances[~snap.alive[: snap.n]] = self._dimension + 1  # after every live row
+        code = query.codes[0].view(np.uint64)
+        offsets = snap.offsets
+        distances = np.empty(int(offsets[-1]), dtype=np.uint16)
+        for position, part in enumerate(snap.parts):
+            out = distances[int(offsets[position]) : int(offsets[position + 1])]
+            hamming_distances(part.words, part.n, code, out)
+            mask = snap.row_alive[position]
+            if mask is not None:
+                out[~mask] = self._dimension + 1  # after every live row
         qf = None if query.floats is None else query.floats[0]
         wanted = min(snap.live, k * RESCORE_MULTIPLE if qf is not None else k)
-        candidates = nearest_rows(distances, wanted, self._dimension)
+        candidates = nearest_rows(distances, wanted, self._dimension, lambda rows: _in_key_order(snap, offsets, rows))
+        where, local = _split(offsets, candidates)
         cand_dist = distances[candidates]
-        scores = self._scores(snap, candidates, cand_dist, qf)
-        # Best score first; ties by Hamming distance, then by row (deterministic).
-        order = np.lexsort((candidates, cand_dist, -scores))[:k]
-        return [VectorMatch(snap.refs[int(candidates[i])], int(cand_dist[i]), float(scores[i])) for i in order.tolist()]
+        scores = self._scores(snap, where, local, cand_dist, qf)
+        order = _best(snap, where, local, cand_dist, scores, k=k)
+        refs: list[RowRef | None] = [None] * len(order)
+        for position, at in _groups(where[order], len(snap.parts)):
+            slots = range(len(order)) if isinstance(at, slice) else at.tolist()
+            for slot, ref in zip(slots, snap.parts[position].refs(local[order[at]]), strict=True):
+                refs[slot] = ref
+        return [
+            VectorMatch(ref, int(distance), float(score))
+            for ref, distance, score in zip(refs, cand_dist[order].tolist(), scores[order].tolist(), strict=True)
+            if ref is not None
+        ]
 
     def _scores(
-        self, snap: _Snapshot, rows: NDArray[np.intp], dist: NDArray[np.uint16], qf: NDArray[np.float32] | None
+        self, snap: _Snapshot, where: Rows, local: Rows, dist: NDArray[np.uint16], qf: NDArray[np.float32] | None
     ) -> NDArray[np.float32]:
         if qf is None:
             return (1.0 - dist.astype(np.float32) / self._dimension).astype(np.float32)
-        if snap.rescore is not None and snap.scales is not None:
-            # Asymmetric: the float query against the int8 document vectors (≈ cosine; both unit length).
-            return ((snap.rescore[rows].astype(np.float32) @ qf) * snap.scales[rows]).astype(np.float32)
-        # No document floats (Voyage gives bits only): the float query against the ±1 bit vectors, scaled to unit.
-        codes = np.ascontiguousarray(snap.words[:, rows].T).view(np.uint8)
-        signs = np.unpackbits(codes, axis=1).astype(np.float32) * 2.0 - 1.0
-        scores: NDArray[np.float32] = ((signs @ qf) / np.sqrt(self._dimension)).astype(np.float32)
+        scores = np.empty(len(where), dtype=np.float32)
+        for position, at in _groups(where, len(snap.parts)):
+            part, rows = snap.parts[position], local[at]
+            if part.rescore is not None and part.scales is not None:
+                # Asymmetric: the float query against the int8 document vectors (≈ cosine; both unit length).
+                scores[at] = _dot(part.rescore[rows].astype(np.float32), qf) * part.scales[rows]
+            else:
+                # No document floats (Voyage gives bits only): the float query against the ±1 bit vectors.
+                codes = np.ascontiguousarray(part.words[:, rows].T).view(np.uint8)
+                signs = np.unpackbits(codes, axis=1).astype(np.float32) * 2.0 - 1.0
+                scores[at] = _dot(signs, qf) / np.float32(np.sqrt(self._dimension))
         return scores
 
-    def save(self, directory: Path) -> None:
-        """Write the live rows to `directory/vectors.npz` atomically (temp file, fsync, rename)."""
-        with self._write_lock:  # a consistent pair of snapshot and tags; the writing itself needs no lock
-            snap = self._snap
-            tags = dict(self._tags)
-        keep = np.flatnonzero(snap.alive[: snap.n])
-        refs = [snap.refs[row] for row in keep.tolist()]
-        paths = sorted({ref.path for ref in refs})
-        path_ids = {path: i for i, path in enumerate(paths)}
-        meta = {
-            "format": STORE_FORMAT_VERSION,
-            "model": self._model,
-            "dimension": self._dimension,
-            "rows": len(refs),
-            "tags": tags,
-        }
-        columns = {
-            "paths": paths,
-            "path": [path_ids[ref.path] for ref in refs],
-            "chunk_id": [ref.chunk_id for ref in refs],
-            "start": [ref.start_line for ref in refs],
-            "end": [ref.end_line for ref in refs],
-            "hash": [ref.text_hash for ref in refs],
-            "symbol": [ref.symbol for ref in refs],
-            "kind": [ref.kind for ref in refs],
-            "snippet": [ref.snippet for ref in refs],
-            "end_col": [ref.end_col for ref in refs],
-        }
-        arrays: dict[str, NDArray[np.generic]] = {
-            "meta": _json_bytes(meta),
-            "refs": _json_bytes(columns),
-            "codes": np.ascontiguousarray(snap.words[:, keep].T).view(np.uint8),
-        }
-        if snap.rescore is not None and snap.scales is not None:
-            arrays["rescore"] = snap.rescore[keep]
-            arrays["scales"] = snap.scales[keep]
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".vectors-", suffix=".tmp", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                np.savez(handle, **arrays)  # type: ignore[arg-type]
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, directory / VECTORS_FILE)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
 
-    @classmethod
-    def load(cls, directory: Path, dimension: int, model: str) -> BinaryVectorStore:
-        """Read a snapshot written by `save`. Raises FileNotFoundError when there is none, VectorStoreError when it
-        is unusable (the caller starts empty and re-embeds from the cache)."""
-        path = directory / VECTORS_FILE
-        if not path.exists():
-            raise FileNotFoundError(path)
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                meta = json.loads(data["meta"].tobytes())
-                if meta.get("format") != STORE_FORMAT_VERSION:
-                    raise VectorStoreError(f"{path}: format {meta.get('format')!r}, expected {STORE_FORMAT_VERSION}")
-                if meta.get("model") != model or meta.get("dimension") != dimension:
-                    raise VectorStoreError(
-                        f"{path}: vectors of {meta.get('model')!r}/{meta.get('dimension')}, not {model!r}/{dimension}"
-                    )
-                columns = json.loads(data["refs"].tobytes())
-                codes = data["codes"]
-                rescore = data.get("rescore", None)
-                scales = data.get("scales", None)
-        except VectorStoreError:
-            raise
-        except Exception as exc:  # a truncated or damaged file: numpy, zipfile and json raise many types
-            raise VectorStoreError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from exc
-        try:
-            paths = columns["paths"]
-            names = ("chunk_id", "path", "start", "end", "hash", "symbol", "kind", "snippet", "end_col")
-            refs = [
-                RowRef(cid, paths[pid], start, end, text_hash, symbol, kind, snippet, end_col)
-                for cid, pid, start, end, text_hash, symbol, kind, snippet, end_col in zip(
-                    *(columns[name] for name in names), strict=True
-                )
-            ]
-            if codes.dtype != np.uint8 or codes.shape != (len(refs), dimension // BITS_PER_BYTE):
-                raise ValueError(f"codes of shape {codes.shape} for {len(refs)} rows")
-            if (rescore is None) != (scales is None) or (
-                rescore is not None
-                and scales is not None
-                and (
-                    rescore.dtype != np.int8 or rescore.shape != (len(refs), dimension) or scales.shape != (len(refs),)
-                )
-            ):
-                raise ValueError("rescoring vectors do not match the codes")
-            store = cls(dimension, model)
-            tags = meta.get("tags", {})
-            if not isinstance(tags, dict) or not all(isinstance(v, str) for v in tags.values()):
-                raise ValueError("path tags are not a mapping of strings")
-            store._tags = {str(path): value for path, value in tags.items()}
-            if refs:
-                with store._write_lock:
-                    store._append_locked(
-                        refs,
-                        np.ascontiguousarray(codes),
-                        rescore,
-                        None if scales is None else scales.astype(np.float32),
-                        alive=store._snap.alive.copy(),
-                        live=0,
-                    )
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
-            raise VectorStoreError(f"{path}: inconsistent contents ({exc})") from exc
-        return store
+def _dot(matrix: NDArray[np.float32], vector: NDArray[np.float32]) -> NDArray[np.float32]:
+    """Row-wise dot products, each computed the same way whatever the other rows: BLAS's matmul is not (a row's
+    result may depend on its place in the matrix), and an answer must not depend on how rows are split in parts."""
+    products: NDArray[np.float32] = np.einsum("ij,j->i", matrix, vector)
+    return products
 
 
-def _grown(array: NDArray[_Item], capacity: int, *, used: int, axis: int = 0) -> NDArray[_Item]:
-    """A zero-padded copy of `array` with room for `capacity` rows along `axis`, its first `used` rows kept."""
-    shape = list(array.shape)
-    shape[axis] = capacity
-    grown = np.zeros(tuple(shape), dtype=array.dtype)
-    if axis == 0:
-        grown[:used] = array[:used]
-    else:
-        grown[:, :used] = array[:, :used]
-    return grown
+def _best(
+    snap: _Snapshot, where: Rows, local: Rows, dist: NDArray[np.uint16], scores: NDArray[np.float32], *, k: int
+) -> Rows:
+    """The k best candidates: best score, then smallest distance, then (path key, line). The full key is only built
+    for the head and the candidates tied with its last one."""
+    order: Rows = np.lexsort((dist, -scores))
+    if len(order) > k:
+        last = order[k - 1]
+        tied = (scores[order[k:]] == scores[last]) & (dist[order[k:]] == dist[last])
+        order = order[: k + int(np.argmin(tied)) if not bool(tied.all()) else len(order)]
+    keys, lines = _row_keys(snap, where[order], local[order])
+    head: Rows = order[np.lexsort((lines, keys, dist[order], -scores[order]))[:k]]
+    return head
 
 
-def _json_bytes(value: object) -> NDArray[np.uint8]:
-    return np.frombuffer(json.dumps(value, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+def _groups(where: Rows, parts: int) -> list[tuple[int, Rows | slice]]:
+    """The rows of each part among `where` (part positions): (position, index of those rows)."""
+    if parts == 1:
+        return [(0, slice(None))]
+    return [(position, np.flatnonzero(where == position)) for position in np.unique(where).tolist()]
+
+
+def _split(offsets: NDArray[np.int64], rows: Rows) -> tuple[Rows, Rows]:
+    """Global rows as (part position, row within the part)."""
+    where = np.searchsorted(offsets, rows, side="right") - 1
+    return where, rows - offsets[where]
+
+
+def _row_keys(snap: _Snapshot, where: Rows, local: Rows) -> tuple[Keys, NDArray[np.int32]]:
+    """Per row, its path key and first line: an order of rows that does not depend on the parts."""
+    keys = np.empty(len(where), dtype=np.uint64)
+    lines = np.empty(len(where), dtype=np.int32)
+    for position, at in _groups(where, len(snap.parts)):
+        part = snap.parts[position]
+        keys[at] = part.path_key[part.row_path[local[at]]]
+        lines[at] = part.starts[local[at]]
+    return keys, lines
+
+
+def _size(part: VectorPart) -> int:
+    return part.n + part.path_count
+
+
+def _in_key_order(snap: _Snapshot, offsets: NDArray[np.int64], rows: Rows) -> Rows:
+    """Global rows sorted by (path key, line)."""
+    where, local = _split(offsets, rows)
+    return rows[_key_order(*_row_keys(snap, where, local))]
+
+
+def _key_order(keys: Keys, lines: NDArray[np.int32]) -> Rows:
+    """The order of (key, line) pairs: two stable argsorts (several times faster than np.lexsort here)."""
+    by_line = np.argsort(lines, kind="stable")
+    order: Rows = by_line[np.argsort(keys[by_line], kind="stable")]
+    return order

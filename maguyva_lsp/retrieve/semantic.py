@@ -1,7 +1,9 @@
 """The semantic retriever: chunks embedded as binary codes, searched by Hamming distance and rescored.
 
 Only chunks whose embedded text is new are embedded: a re-applied file reuses its rows, and the embedding cache
-answers for texts seen before (across edits and restarts). The vector store persists to `store_dir`.
+answers for texts seen before (across edits and restarts). The vectors are a chain of column parts
+(index/vectors.py) that the engine stores in its manifest (`export`, `open`, `stale`); a retriever given a
+`store_dir` keeps its chain there itself (semantic_file.py), beside the embedding cache.
 """
 
 from __future__ import annotations
@@ -13,19 +15,31 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from maguyva_lsp.embed.base import BITS_PER_BYTE, Embedder, EmbedderError, Embeddings
-from maguyva_lsp.embed.text import document_text, query_text, snippet_text
-from maguyva_lsp.index.vectors import BinaryVectorStore, RowRef, VectorStoreError
+from maguyva_lsp.embed.text import EMBED_TEXT_VERSION, document_text, query_text, snippet_text
+from maguyva_lsp.index.vectors import (
+    BinaryVectorStore,
+    FileRows,
+    RowLocation,
+    RowRef,
+    RowVectors,
+    StoredArrays,
+    VectorExport,
+    VectorStoreError,
+    row_vectors,
+)
 from maguyva_lsp.model import ChangeBatch, Chunk, FileAnalysis, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus
 from maguyva_lsp.model import Span as ModelSpan
 from maguyva_lsp.query.snippet import snippet_code, snippet_kinds
 from maguyva_lsp.retrieve.base import RetrieverError
+from maguyva_lsp.retrieve.semantic_file import VectorFile
+from maguyva_lsp.store.container import ContainerError, ContainerRecord
 from maguyva_lsp.store.embedding_cache import CACHE_FILE, EmbeddingCache, text_hash
 
 log = logging.getLogger(__name__)
@@ -34,8 +48,8 @@ log = logging.getLogger(__name__)
 SNIPPET_CHARS = 200
 # Recent query embeddings kept in memory: typing a query re-asks the same text, and with Voyage each ask costs.
 QUERY_CACHE_SIZE = 256
-# After a change, the vector snapshot is written at most this often (a burst of batches during indexing writes once
-# per interval, not once per batch); a pending write also runs at close and at interpreter exit.
+# With a store_dir, after a change the vectors are written at most this often (a burst of batches during indexing
+# writes once per interval, not once per batch); a pending write also runs at close and at interpreter exit.
 SAVE_INTERVAL_SECONDS = 5.0
 FINGERPRINT_BYTES = 16
 # A question's hits are ranked by file: a file's best score, plus this weight × the scores of its next chunks. (Chosen
@@ -51,9 +65,8 @@ class _Planned:
     """A chunk to index and where its vector comes from."""
 
     ref: RowRef
-    key: bytes  # cache key of the embedded text
     text: str
-    reuse_row: int | None  # a live row of the same path with the same text
+    reuse: RowLocation | None  # a live row of the same path with the same text
 
 
 class SemanticRetriever:
@@ -62,18 +75,26 @@ class SemanticRetriever:
     def __init__(
         self, embedder: Embedder, store_dir: Path | None = None, *, cache: EmbeddingCache | None = None
     ) -> None:
+        """`store_dir`: the retriever persists itself there (embedding cache and vectors). An engine that stores the
+        vectors in its own manifest passes only `cache` and calls `open` / `export` / `stale`."""
         self._embedder = embedder
-        self._store_dir = store_dir
         self._apply_lock = threading.Lock()
         self._query_lock = threading.Lock()
         self._queries: OrderedDict[str, Embeddings] = OrderedDict()
         self._failure: str | None = None
         self._pending: dict[str, FileAnalysis] = {}  # files whose embedding failed, retried with the next batch
+        self._unverified: list[tuple[StoredArrays, ContainerRecord]] = []  # opened, checksum not yet read
         self._dirty = False
         self._last_save = 0.0
         self._save_timer: threading.Timer | None = None
-        self._cache = cache or EmbeddingCache(None if store_dir is None else store_dir / CACHE_FILE)
-        self._store = self._load_store()
+        # Not `cache or ...`: an empty cache has length 0, and is then falsy.
+        self._cache = (
+            cache if cache is not None else EmbeddingCache(None if store_dir is None else store_dir / CACHE_FILE)
+        )
+        self._store = self._empty_store()
+        self._file = VectorFile(store_dir) if store_dir is not None else None
+        if self._file is not None:
+            self._open_file(self._file)
         self._doc_floats = _gives_document_floats(embedder)
         self.embedded_texts = 0  # texts sent to the embedder since start (the rest came from reuse or the cache)
         if store_dir is not None:
@@ -82,16 +103,17 @@ class SemanticRetriever:
         else:
             self._exit_hook = None
 
-    def _load_store(self) -> BinaryVectorStore:
+    def _empty_store(self) -> BinaryVectorStore:
         embedder = self._embedder
-        if self._store_dir is not None:
-            try:
-                return BinaryVectorStore.load(self._store_dir, embedder.dimension, embedder.name)
-            except FileNotFoundError:
-                pass
-            except (VectorStoreError, OSError) as exc:
-                log.warning("semantic index not reused, rebuilding from the embedding cache: %s", exc)
-        return BinaryVectorStore(embedder.dimension, embedder.name)
+        return BinaryVectorStore(embedder.dimension, embedder.name, f"{embedder.text_style}:{EMBED_TEXT_VERSION}")
+
+    def _open_file(self, file: VectorFile) -> None:
+        try:
+            containers = file.read()
+        except (ContainerError, OSError) as exc:
+            log.warning("semantic index not reused, rebuilding from the embedding cache: %s", exc)
+            return
+        self.open(containers)
 
     @property
     def name(self) -> Modality:
@@ -109,10 +131,65 @@ class SemanticRetriever:
     def chunk_count(self) -> int:
         return self._store.live_count
 
+    @property
+    def store(self) -> BinaryVectorStore:
+        return self._store
+
     def status(self) -> RetrieverStatus:
         if self._failure is not None:
             return RetrieverStatus(False, self._failure)
         return RetrieverStatus(True)
+
+    # -- the stored chain ------------------------------------------------------------------------------------------
+
+    def open(self, containers: Sequence[StoredArrays], records: Sequence[ContainerRecord] | None = None) -> bool:
+        """Take the stored chain (oldest first; mapped, so this costs O(headers)). Unusable containers (another
+        model, damaged arrays) are logged and dropped: the vectors are rebuilt from the embedding cache as `stale`
+        reports their files. `records` (the manifest's sizes and checksums) are checked by `stale`, in the
+        background, since that reads every byte. Returns whether the chain was taken."""
+        with self._apply_lock:
+            store = self._empty_store()
+            try:
+                store.open(containers)
+            except VectorStoreError as exc:
+                log.warning("semantic index not reused, rebuilding from the embedding cache: %s", exc)
+                self._store = self._empty_store()
+                self._store.export_failed()
+                self._unverified = []
+                return False
+            self._store = store
+            self._unverified = list(zip(containers, records, strict=True)) if records is not None else []
+            return True
+
+    def export(self) -> VectorExport:
+        """What the stored chain needs: keep its first `keep` containers, append `containers` (writer's call, at
+        each manifest commit; safe while a batch is being embedded)."""
+        return self._store.export()
+
+    def export_failed(self) -> None:
+        """The containers of the last export could not be stored: the next export rewrites the chain."""
+        self._store.export_failed()
+
+    def stale(self, live: Mapping[str, str]) -> tuple[list[str], list[str]]:
+        """Given every live file (path → content hash): the files whose vectors lag or differ (to apply again, from
+        their stored analyses) and the paths the vectors hold that are gone. Reads the checksums `open` left to
+        check; a damaged container drops the chain (every file is then stale, rebuilt from the embedding cache)."""
+        with self._apply_lock:
+            unverified, self._unverified = self._unverified, []
+            for container, record in unverified:
+                verify = getattr(container, "verify", None)
+                try:
+                    if callable(verify):
+                        verify(record)
+                except (ContainerError, OSError) as exc:
+                    log.warning("semantic index not reused, rebuilding from the embedding cache: %s", exc)
+                    self._store = self._empty_store()
+                    self._store.export_failed()
+                    break
+            held = self._store.contents()
+        changed = [path for path, content in live.items() if held.get(path) != content]
+        gone = [path for path in held if path not in live]
+        return changed, gone
 
     # -- indexing --------------------------------------------------------------------------------------------------
 
@@ -126,91 +203,93 @@ class SemanticRetriever:
             analyses = {**self._pending, **{a.path: a for a in batch.updated}}
             for path in batch.removed:
                 analyses.pop(path, None)
-            tags = {path: _fingerprint(analysis, self._embedder.text_style) for path, analysis in analyses.items()}
-            changed: dict[str, list[_Planned]] = {}
+            style = self._embedder.text_style
+            changed: dict[str, tuple[FileAnalysis, str, list[_Planned]]] = {}
             for path, analysis in analyses.items():
-                if self._store.path_tag(path) == tags[path]:
-                    continue  # same content, same chunks: nothing to do, not even building texts
-                plan = self._plan(analysis)
-                if plan is not None:
-                    changed[path] = plan
+                tag = _fingerprint(analysis, style)
+                if self._store.path_tag(path) != tag:  # else same content, same chunks: nothing to do
+                    changed[path] = (analysis, tag, self._plan(analysis))
+            plans = [p for _, _, plan in changed.values() for p in plan]
             try:
-                vectors = self._vectors([p for plan in changed.values() for p in plan])
+                vectors = self._vectors(plans)
             except EmbedderError as exc:
                 self._failure = f"embedding failed: {exc}"
                 self._pending = {path: analyses[path] for path in changed}
                 log.warning("semantic index: %s (%d files kept for retry)", self._failure, len(self._pending))
-                if batch.removed:
-                    self._store.replace(batch.removed, (), Embeddings.empty(self._embedder.dimension))
+                if self._store.replace(batch.removed):
                     self._changed()
                 return
             self._failure = None
             self._pending = {}
-            refs = [p.ref for plan in changed.values() for p in plan]
-            new_tags = {path: tag for path, tag in tags.items() if self._store.path_tag(path) != tag}
-            removed = self._store.replace([*batch.removed, *changed], refs, vectors, tags=new_tags)
-            if refs or removed or new_tags:
+            files = [
+                FileRows(path, tag, analysis.content_hash, [p.ref for p in plan])
+                for path, (analysis, tag, plan) in changed.items()
+            ]
+            if (files or batch.removed) and (self._store.replace(batch.removed, files, vectors) or files):
                 self._changed()
 
-    def _plan(self, analysis: FileAnalysis) -> list[_Planned] | None:
-        """What to index for a file, or None when its rows already match its chunks (same ids, same texts)."""
+    def _plan(self, analysis: FileAnalysis) -> list[_Planned]:
+        """What to index for a file: its chunks, each with the live row of the same text to reuse, if any."""
         style = self._embedder.text_style
-        existing = self._store.rows_of(analysis.path)
-        by_hash = {ref.text_hash: row for row, ref in existing}
+        by_hash = {ref.text_hash: location for location, ref in self._store.rows_of(analysis.path)}
         plan: list[_Planned] = []
         prepared = analysis.embed_style == style and len(analysis.embed_texts) == len(analysis.chunks)
         for index, chunk in enumerate(analysis.chunks):
             text = analysis.embed_texts[index] if prepared else document_text(chunk, style)
-            key = text_hash(text)
-            ref = _row_ref(chunk, key.hex())
-            plan.append(_Planned(ref, key, text, by_hash.get(ref.text_hash)))
-        unchanged = len(existing) == len(plan) and {ref for _, ref in existing} == {p.ref for p in plan}
-        return None if unchanged else plan
+            ref = _row_ref(chunk, text_hash(text))
+            plan.append(_Planned(ref, text, by_hash.get(ref.text_hash)))
+        return plan
 
-    def _vectors(self, plan: list[_Planned]) -> Embeddings:
+    def _vectors(self, plan: list[_Planned]) -> RowVectors:
         """Vectors for planned rows, in order: reused rows, then the cache, then the embedder for what is left."""
         embedder = self._embedder
         dimension = embedder.dimension
         codes = np.zeros((len(plan), dimension // BITS_PER_BYTE), dtype=np.uint8)
-        floats = np.zeros((len(plan), dimension), dtype=np.float32) if self._doc_floats else None
-        reuse = [i for i, p in enumerate(plan) if p.reuse_row is not None]
+        quantized = np.zeros((len(plan), dimension), dtype=np.int8) if self._doc_floats else None
+        scales = np.zeros(len(plan), dtype=np.float32) if self._doc_floats else None
+
+        def put(rows: list[int], found: RowVectors) -> None:
+            codes[rows] = found.codes
+            if quantized is not None and scales is not None and found.quantized is not None:
+                quantized[rows] = found.quantized
+                scales[rows] = found.scales
+
+        reuse = [i for i, p in enumerate(plan) if p.reuse is not None]
         if reuse:
-            stored = self._store.embeddings_of([row for i in reuse if (row := plan[i].reuse_row) is not None])
-            codes[reuse] = stored.codes
-            if floats is not None and stored.floats is not None:
-                floats[reuse] = stored.floats
+            stored = self._store.vectors_of([location for i in reuse if (location := plan[i].reuse) is not None])
+            if (stored.quantized is not None) == self._doc_floats:
+                put(reuse, stored)
+            else:  # rows of another form (cannot happen in one store): fetched again below
+                reuse = []
         have = set(reuse)
         missing = [i for i in range(len(plan)) if i not in have]
-        cached = self._cache.get(embedder.name, dimension, [plan[i].key for i in missing])
+        cached = self._cache.get(embedder.name, dimension, [plan[i].ref.text_hash for i in missing])
+        hits: list[int] = []
         for i in missing:
-            hit = cached.get(plan[i].key)
+            hit = cached.get(plan[i].ref.text_hash)
             # A row must carry floats exactly when the model gives them; anything else is re-embedded.
-            if hit is None or (hit[1] is not None) != self._doc_floats:
-                continue
-            codes[i] = hit[0]
-            if floats is not None and hit[1] is not None:
-                floats[i] = hit[1]
-            have.add(i)
+            if hit is not None and (hit[1] is not None) == self._doc_floats:
+                hits.append(i)
+        if hits:
+            put(hits, _stored_form([cached[plan[i].ref.text_hash] for i in hits], dimension))
+        have.update(hits)
         todo = [i for i in range(len(plan)) if i not in have]
         if todo:
-            unique = list(dict.fromkeys(plan[i].key for i in todo))
-            texts = {plan[i].key: plan[i].text for i in todo}
+            unique = list(dict.fromkeys(plan[i].ref.text_hash for i in todo))
+            texts = {plan[i].ref.text_hash: plan[i].text for i in todo}
             fresh = embedder.embed_documents([texts[key] for key in unique])
             if len(fresh) != len(unique) or (fresh.floats is not None) != self._doc_floats:
                 raise EmbedderError(f"{embedder.name} returned {len(fresh)} embeddings of another form than expected")
             self.embedded_texts += len(unique)
             self._cache.put(embedder.name, dimension, unique, fresh)
             row_of = {key: r for r, key in enumerate(unique)}
-            rows = [row_of[plan[i].key] for i in todo]
-            codes[todo] = fresh.codes[rows]
-            if floats is not None and fresh.floats is not None:
-                floats[todo] = fresh.floats[rows]
-        return Embeddings(codes, floats)
+            put(todo, row_vectors(fresh.take([row_of[plan[i].ref.text_hash] for i in todo])))
+        return RowVectors(codes, quantized, scales)
 
     def _changed(self) -> None:
-        """Persist soon, on a timer thread: at once when the last write is an interval old, else when it will be (a
-        burst of batches writes once per interval). The caller never waits for the write (~0.2 s on the stdlib)."""
-        if self._store_dir is None:
+        """With a store_dir, persist soon, on a timer thread: at once when the last write is an interval old, else
+        when it will be (a burst of batches writes once per interval). The caller never waits for the write."""
+        if self._file is None:
             return
         self._dirty = True
         if self._save_timer is None:
@@ -220,17 +299,17 @@ class SemanticRetriever:
             self._save_timer.start()
 
     def _save_locked(self) -> None:
-        if self._store_dir is None or not self._dirty:
+        if self._file is None or not self._dirty:
             return
         try:
-            self._store.save(self._store_dir)
+            self._file.write(self._store)
         except OSError as exc:
-            log.warning("cannot save the semantic index to %s: %s", self._store_dir, exc)
+            log.warning("cannot save the semantic index to %s: %s", self._file.folder, exc)
         self._dirty = False
         self._last_save = time.monotonic()
 
     def flush(self) -> None:
-        """Write pending changes to disk now."""
+        """With a store_dir, write pending changes to disk now."""
         with self._apply_lock:
             if self._save_timer is not None:
                 self._save_timer.cancel()
@@ -322,15 +401,14 @@ def _fingerprint(analysis: FileAnalysis, style: str) -> str:
     return digest.hexdigest()
 
 
-def _row_ref(chunk: Chunk, hash_hex: str) -> RowRef:
+def _row_ref(chunk: Chunk, key: bytes) -> RowRef:
     last_line = chunk.text.rsplit("\n", 1)[-1]
     snippet = chunk.signature or next((line.strip() for line in chunk.text.splitlines() if line.strip()), "")
     return RowRef(
-        chunk_id=chunk.chunk_id,
         path=chunk.path,
         start_line=chunk.start_line,
         end_line=chunk.end_line,
-        text_hash=hash_hex,
+        text_hash=key,
         symbol=f"{chunk.parent}.{chunk.symbol}" if chunk.parent and chunk.symbol else chunk.symbol,
         kind=chunk.kind,
         snippet=snippet[:SNIPPET_CHARS],
@@ -348,6 +426,15 @@ def _hit(ref: RowRef, score: float, distance: int) -> Hit:
         snippet=ref.snippet,
         detail={"hamming": distance, "chunk": ref.chunk_id},
     )
+
+
+def _stored_form(rows: list[tuple[np.ndarray, np.ndarray | None]], dimension: int) -> RowVectors:
+    """Cached rows (codes, floats or None) as the store keeps them."""
+    codes = np.stack([r[0] for r in rows]).astype(np.uint8, copy=False)
+    floats = [r[1] for r in rows]
+    if any(f is None for f in floats):
+        return RowVectors(codes)
+    return row_vectors(Embeddings(codes, np.stack([f for f in floats if f is not None]).astype(np.float32)))
 
 
 def _gives_document_floats(embedder: Embedder) -> bool:

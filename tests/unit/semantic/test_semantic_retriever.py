@@ -17,11 +17,11 @@ import responses
 
 from maguyva_lsp.config import SecretStr
 from maguyva_lsp.embed.voyage import VoyageEmbedder
-from maguyva_lsp.index.vectors import VECTORS_FILE
 from maguyva_lsp.model import ChangeBatch, Classification, Hit, Intent, RetrievalQuery, Span
 from maguyva_lsp.retrieve import semantic
 from maguyva_lsp.retrieve.base import Retriever, RetrieverError
 from maguyva_lsp.retrieve.semantic import SemanticRetriever
+from maguyva_lsp.retrieve.semantic_file import VECTORS_FILE
 
 MAIL = '''"""Outgoing mail."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,10 +10,9 @@ import pytest
 from maguyva_lsp.embed.base import Embeddings, pack_signs, unit_rows
 from maguyva_lsp.index import vectors
 from maguyva_lsp.index.vectors import (
-    VECTORS_FILE,
     BinaryVectorStore,
+    FileRows,
     RowRef,
-    VectorStoreError,
     hamming_distances,
     nearest_rows,
     quantize_int8,
@@ -23,11 +21,12 @@ from maguyva_lsp.index.vectors import (
 DIM = 256
 
 
+def _key(i: int) -> bytes:
+    return i.to_bytes(16, "little")
+
+
 def _refs(count: int, path: str = "a.py", offset: int = 0) -> list[RowRef]:
-    return [
-        RowRef(f"{path}#{offset + i}-{offset + i}", path, offset + i, offset + i, f"h{offset + i}")
-        for i in range(count)
-    ]
+    return [RowRef(path, offset + i, offset + i, _key(offset + i)) for i in range(count)]
 
 
 def _random_floats(rng: np.random.Generator, count: int, dim: int = DIM) -> np.ndarray:
@@ -158,56 +157,10 @@ def test_replace_swaps_a_path_in_one_step() -> None:
     floats = _random_floats(rng, 6)
     store = BinaryVectorStore(DIM, "m")
     store.add(_refs(3, "a.py"), Embeddings(pack_signs(floats[:3]), floats[:3]))
-    removed = store.replace(["a.py"], _refs(3, "a.py", 10), Embeddings(pack_signs(floats[3:]), floats[3:]))
+    new = [FileRows("a.py", "", "", _refs(3, "a.py", 10))]
+    removed = store.replace(["a.py"], new, Embeddings(pack_signs(floats[3:]), floats[3:]))
     assert removed == 3
     assert sorted(ref.start_line for _, ref in store.rows_of("a.py")) == [10, 11, 12]
-
-
-def test_save_and_load_round_trip(tmp_path: Path) -> None:
-    rng = np.random.default_rng(9)
-    floats = _random_floats(rng, 30)
-    store = BinaryVectorStore(DIM, "model-x")
-    refs = [
-        RowRef(
-            f"p{i % 3}.py#{i}-{i + 2}", f"p{i % 3}.py", i, i + 2, f"{i:032x}", f"f{i}", "function", f"def f{i}():", 7
-        )
-        for i in range(30)
-    ]
-    store.add(refs, Embeddings(pack_signs(floats), floats))
-    store.remove_path("p1.py")
-    store.save(tmp_path)
-    loaded = BinaryVectorStore.load(tmp_path, DIM, "model-x")
-    assert loaded.live_count == 20 and loaded.tombstones == 0 and loaded.has_floats
-    query = Embeddings(pack_signs(floats[3:4]), floats[3:4])
-    before = [(m.ref, m.distance, round(m.score, 5)) for m in store.search(query, 20)]
-    after = [(m.ref, m.distance, round(m.score, 5)) for m in loaded.search(query, 20)]
-    assert before == after
-    assert not list(tmp_path.glob(".vectors-*")), "no temporary file left behind"
-
-
-def test_load_rejects_another_model_or_dimension(tmp_path: Path) -> None:
-    store = BinaryVectorStore(DIM, "a")
-    store.add(_refs(2), Embeddings(np.zeros((2, DIM // 8), dtype=np.uint8)))
-    store.save(tmp_path)
-    with pytest.raises(VectorStoreError, match="not 'b'"):
-        BinaryVectorStore.load(tmp_path, DIM, "b")
-    with pytest.raises(VectorStoreError):
-        BinaryVectorStore.load(tmp_path, 512, "a")
-    with pytest.raises(FileNotFoundError):
-        BinaryVectorStore.load(tmp_path / "nowhere", DIM, "a")
-
-
-@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty"])
-def test_load_of_a_damaged_file_raises_a_clear_error(tmp_path: Path, damage: str) -> None:
-    store = BinaryVectorStore(DIM, "a")
-    floats = _random_floats(np.random.default_rng(10), 4)
-    store.add(_refs(4), Embeddings(pack_signs(floats), floats))
-    store.save(tmp_path)
-    target = tmp_path / VECTORS_FILE
-    data = target.read_bytes()
-    target.write_bytes({"truncate": data[: len(data) // 2], "garbage": b"\x00junk" * 100, "empty": b""}[damage])
-    with pytest.raises(VectorStoreError, match="unreadable"):
-        BinaryVectorStore.load(tmp_path, DIM, "a")
 
 
 def test_rejects_bad_shapes_and_mixed_float_rows() -> None:
@@ -256,7 +209,8 @@ def test_searches_run_safely_while_one_writer_changes_the_store() -> None:
     for batch in range(19):
         path = f"f{batch % 4}.py"
         part = slice(200 + 200 * batch, 400 + 200 * batch)
-        store.replace([path], _refs(200, path, 1000 * batch), Embeddings(pack_signs(floats[part]), floats[part]))
+        rows = [FileRows(path, "", "", _refs(200, path, 1000 * batch))]
+        store.replace([path], rows, Embeddings(pack_signs(floats[part]), floats[part]))
     done.set()
     for thread in threads:
         thread.join()
@@ -273,15 +227,15 @@ def test_nearest_rows_selects_the_smallest_distances_with_ties_by_row() -> None:
         assert list(got) == sorted(expected)
 
 
-def test_path_tags_follow_their_path_and_survive_save_and_load(tmp_path: Path) -> None:
+def test_path_tags_follow_their_path() -> None:
     floats = _random_floats(np.random.default_rng(14), 3)
     store = BinaryVectorStore(DIM, "m")
-    store.replace([], _refs(2, "a.py"), Embeddings(pack_signs(floats[:2]), floats[:2]), tags={"a.py": "t1"})
-    store.replace([], (), Embeddings.empty(DIM), tags={"empty.py": "t0"})  # a file without chunks keeps its tag
-    store.replace(["a.py"], _refs(1, "a.py", 5), Embeddings(pack_signs(floats[2:]), floats[2:]), tags={"a.py": "t2"})
+    store.replace([], [FileRows("a.py", "t1", "c1", _refs(2, "a.py"))], Embeddings(pack_signs(floats[:2]), floats[:2]))
+    store.replace([], [FileRows("empty.py", "t0", "c0", [])])  # a file without chunks keeps its tag
+    second = [FileRows("a.py", "t2", "c2", _refs(1, "a.py", 5))]
+    store.replace(["a.py"], second, Embeddings(pack_signs(floats[2:]), floats[2:]))
     assert (store.path_tag("a.py"), store.path_tag("empty.py"), store.path_tag("b.py")) == ("t2", "t0", None)
-    store.save(tmp_path)
-    loaded = BinaryVectorStore.load(tmp_path, DIM, "m")
-    assert (loaded.path_tag("a.py"), loaded.path_tag("empty.py")) == ("t2", "t0")
-    loaded.remove_path("a.py")
-    assert loaded.path_tag("a.py") is None
+    assert store.contents() == {"a.py": "c2", "empty.py": "c0"}
+    assert store.paths() == ["a.py", "empty.py"]
+    store.remove_path("a.py")
+    assert store.path_tag("a.py") is None and store.paths() == ["empty.py"]

@@ -1,0 +1,445 @@
+"""One immutable block of vector rows stored as columns: the unit the vector chain is made of, in memory or mapped.
+
+A part holds the rows of some files, grouped by file in path order: the binary codes (word-major, so a Hamming scan
+reads contiguous memory), optional int8 rescoring vectors with their scales, and per row its lines, text hash,
+symbol, kind and snippet. Per file it keeps its key (a 64-bit hash of the path), the tag the retriever gave its rows,
+and its content hash. `superseded` lists the keys of files whose rows in *older* parts this part replaces or removes.
+A row becomes an object (`RowRef`) only when a query returns it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from maguyva_lsp.store.container import (
+    ENCODING,
+    ENCODING_ERRORS,
+    Array,
+    StringColumn,
+    encode_strings,
+    string_arrays,
+)
+
+VECTORS_PART = "vectors"  # the part's name in the store (Manifest.chains[VECTORS_PART])
+PART_FORMAT = 1
+WORD_BITS = 64
+TEXT_HASH_BYTES = 16
+PATH_KEY_BYTES = 8
+
+Bools = npt.NDArray[np.bool_]
+Keys = npt.NDArray[np.uint64]
+Rows = npt.NDArray[np.intp]
+
+_STRING_COLUMNS = ("row.symbol", "row.kind", "row.snippet", "path", "path.tag", "path.content")
+_INT_COLUMNS = ("row.path", "row.start", "row.end", "row.end_col")
+
+
+class VectorPartError(ValueError):
+    """A part's arrays do not fit together (a damaged or foreign container); the message says which."""
+
+
+class RowRef(NamedTuple):
+    """What a row stands for: a chunk's location and what a hit shows of it (built for returned rows only; a named
+    tuple, since a query builds dozens of them and a frozen dataclass costs several times more to build)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    text_hash: bytes  # hash of the embedded text (the embedding cache's key): rows are reused when it is unchanged
+    symbol: str | None = None
+    kind: str | None = None
+    snippet: str = ""
+    end_col: int = 0  # code-point length of the chunk's last line, so a hit's span ends where the chunk does
+
+    @property
+    def chunk_id(self) -> str:
+        return f"{self.path}#{self.start_line}-{self.end_line}"
+
+
+@dataclass(frozen=True, slots=True)
+class FileRows:
+    """The rows of one file for a new part: every row the file has (none for a file without chunks)."""
+
+    path: str
+    tag: str  # what the retriever built the rows from (its fingerprint of the file's analysis)
+    content: str  # the file's content hash, which tells a lagging row from a current one without the analysis
+    refs: Sequence[RowRef]
+
+
+@dataclass(frozen=True, slots=True)
+class RowVectors:
+    """Vectors of rows as stored: packed codes (n, dim/8) and, when kept, int8 vectors (n, dim) with scales (n,)."""
+
+    codes: npt.NDArray[np.uint8]
+    quantized: npt.NDArray[np.int8] | None = None
+    scales: npt.NDArray[np.float32] | None = None
+
+    def __len__(self) -> int:
+        return int(self.codes.shape[0])
+
+    @staticmethod
+    def concat(parts: Sequence[RowVectors], dimension: int) -> RowVectors:
+        if not parts:
+            return RowVectors(np.zeros((0, dimension // 8), dtype=np.uint8))
+        codes = np.concatenate([p.codes for p in parts])
+        if any(p.quantized is None or p.scales is None for p in parts):
+            return RowVectors(codes)
+        return RowVectors(
+            codes,
+            np.concatenate([p.quantized for p in parts if p.quantized is not None]),
+            np.concatenate([p.scales for p in parts if p.scales is not None]),
+        )
+
+
+def path_keys(paths: Iterable[str]) -> Keys:
+    """64-bit keys of paths (BLAKE2b): how parts name the files they supersede, compared with numpy."""
+    digests = b"".join(
+        hashlib.blake2b(p.encode("utf-8", "surrogatepass"), digest_size=PATH_KEY_BYTES).digest() for p in paths
+    )
+    return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
+
+
+def _optional(value: str) -> str | None:
+    return value or None
+
+
+class VectorPart:
+    """An immutable block of rows; its arrays are numpy arrays in memory or read-only views of a mapped container."""
+
+    __slots__ = (
+        "_arrays",
+        "content",
+        "dimension",
+        "end_cols",
+        "ends",
+        "kinds",
+        "meta",
+        "path_key",
+        "path_rows",
+        "paths",
+        "rescore",
+        "row_path",
+        "scales",
+        "snippets",
+        "starts",
+        "superseded",
+        "symbols",
+        "tags",
+        "text_hash",
+        "words",
+    )
+
+    def __init__(self, arrays: Mapping[str, Array], meta: Mapping[str, Any]) -> None:
+        """Wrap a part's arrays, checking that they fit together (O(header): shapes and dtypes, no scan)."""
+        self._arrays = dict(arrays)
+        self.meta = dict(meta)
+        try:
+            self.dimension = int(self.meta["dimension"])
+            self.words: npt.NDArray[np.uint64] = self._array("words", np.uint64)
+            self.row_path: npt.NDArray[np.int32] = self._array("row.path", np.int32)
+            self.starts: npt.NDArray[np.int32] = self._array("row.start", np.int32)
+            self.ends: npt.NDArray[np.int32] = self._array("row.end", np.int32)
+            self.end_cols: npt.NDArray[np.int32] = self._array("row.end_col", np.int32)
+            self.text_hash: npt.NDArray[np.uint8] = self._array("row.hash", np.uint8)
+            self.path_rows: npt.NDArray[np.int64] = self._array("path.rows", np.int64)
+            self.path_key: Keys = self._array("path.key", np.uint64)
+            self.superseded: Keys = self._array("superseded", np.uint64)
+            self.symbols, self.kinds, self.snippets, self.paths, self.tags, self.content = (
+                self._strings(name) for name in _STRING_COLUMNS
+            )
+            self.rescore: npt.NDArray[np.int8] | None = None
+            self.scales: npt.NDArray[np.float32] | None = None
+            if "rescore" in self._arrays or "scales" in self._arrays:
+                self.rescore = self._array("rescore", np.int8)
+                self.scales = self._array("scales", np.float32)
+        except KeyError as exc:
+            raise VectorPartError(f"missing {exc}") from None
+        self._check()
+
+    def _array(self, name: str, dtype: type[np.generic]) -> Any:
+        array = np.asarray(self._arrays[name])
+        if array.dtype != np.dtype(dtype):
+            raise VectorPartError(f"{name} of dtype {array.dtype}, not {np.dtype(dtype)}")
+        return array
+
+    def _strings(self, name: str) -> StringColumn:
+        return StringColumn(self._array(f"{name}.blob", np.uint8), self._array(f"{name}.off", np.int64))
+
+    def _check(self) -> None:
+        n, p, dim = self.n, len(self.paths), self.dimension
+        if dim <= 0 or dim % WORD_BITS or self.words.ndim != 2 or self.words.shape[0] != dim // WORD_BITS:
+            raise VectorPartError(f"codes of shape {self.words.shape} for dimension {dim}")
+        for name, column in (("row.start", self.starts), ("row.end", self.ends), ("row.end_col", self.end_cols)):
+            if column.shape != (n,):
+                raise VectorPartError(f"{name} of shape {column.shape} for {n} rows")
+        if self.row_path.shape != (n,) or self.text_hash.shape != (n, TEXT_HASH_BYTES):
+            raise VectorPartError(f"row columns do not match {n} rows")
+        if any(len(c) != n for c in (self.symbols, self.kinds, self.snippets)):
+            raise VectorPartError(f"row strings do not match {n} rows")
+        if (
+            self.path_rows.shape != (p + 1,)
+            or self.path_key.shape != (p,)
+            or {len(self.tags), len(self.content)} != {p}
+        ):
+            raise VectorPartError(f"path columns do not match {p} paths")
+        if int(self.path_rows[0]) != 0 or int(self.path_rows[-1]) != n:
+            raise VectorPartError("path row offsets do not cover the rows")
+        if (self.rescore is None) != (self.scales is None) or (
+            self.rescore is not None
+            and self.scales is not None
+            and (self.rescore.shape != (n, dim) or self.scales.shape != (n,))
+        ):
+            raise VectorPartError("rescoring vectors do not match the codes")
+
+    @property
+    def n(self) -> int:
+        return int(self.words.shape[1])
+
+    @property
+    def path_count(self) -> int:
+        return len(self.paths)
+
+    @property
+    def has_floats(self) -> bool:
+        return self.rescore is not None
+
+    @property
+    def text(self) -> str:
+        """What embedded text the rows were made from (style and version): another one means every file is stale."""
+        return str(self.meta.get("text", ""))
+
+    def arrays(self) -> dict[str, Array]:
+        """The arrays to store (views of the mapping when the part was opened from a container)."""
+        return dict(self._arrays)
+
+    def find(self, path: str) -> int:
+        """The path's index in this part, or -1."""
+        return self.paths.find(path)
+
+    def path_range(self, index: int) -> tuple[int, int]:
+        return int(self.path_rows[index]), int(self.path_rows[index + 1])
+
+    def ref(self, row: int) -> RowRef:
+        return RowRef(
+            path=self.paths[int(self.row_path[row])],
+            start_line=int(self.starts[row]),
+            end_line=int(self.ends[row]),
+            text_hash=self.text_hash[row].tobytes(),
+            symbol=_optional(self.symbols[row]),
+            kind=_optional(self.kinds[row]),
+            snippet=self.snippets[row],
+            end_col=int(self.end_cols[row]),
+        )
+
+    def refs(self, rows: Rows) -> list[RowRef]:
+        """The references of several rows (what a query returns: strings decoded in one pass per column)."""
+        rows = np.asarray(rows, dtype=np.intp)
+        hashes = self.text_hash[rows].tobytes()
+        width = TEXT_HASH_BYTES
+        return [
+            RowRef(path, start, end, hashes[width * i : width * (i + 1)], symbol or None, kind or None, snippet, col)
+            for i, (path, start, end, symbol, kind, snippet, col) in enumerate(
+                zip(
+                    _decoded(self.paths, self.row_path[rows]),
+                    self.starts[rows].tolist(),
+                    self.ends[rows].tolist(),
+                    _decoded(self.symbols, rows),
+                    _decoded(self.kinds, rows),
+                    _decoded(self.snippets, rows),
+                    self.end_cols[rows].tolist(),
+                    strict=True,
+                )
+            )
+        ]
+
+    def vectors(self, rows: Rows) -> RowVectors:
+        codes = np.ascontiguousarray(self.words[:, rows].T).view(np.uint8)
+        if self.rescore is None or self.scales is None:
+            return RowVectors(codes)
+        return RowVectors(codes, self.rescore[rows], self.scales[rows])
+
+    def row_alive(self, path_alive: Bools) -> Bools:
+        """Which rows are alive, given which paths are."""
+        return np.repeat(path_alive, np.diff(self.path_rows))
+
+
+def _decoded(column: StringColumn, indices: npt.NDArray[Any]) -> list[str]:
+    """Some strings of a column, decoded through one memoryview of its blob (no numpy slice per string)."""
+    blob, offsets = column.arrays
+    view = memoryview(np.ascontiguousarray(blob).data)
+    starts = offsets[indices].tolist()
+    ends = offsets[np.asarray(indices) + 1].tolist()
+    return [str(view[a:b], ENCODING, ENCODING_ERRORS) for a, b in zip(starts, ends, strict=True)]
+
+
+def part_meta(model: str, dimension: int, text: str, *, has_floats: bool) -> dict[str, object]:
+    return {
+        "part": VECTORS_PART,
+        "format": PART_FORMAT,
+        "model": model,
+        "dimension": dimension,
+        "text": text,
+        "floats": has_floats,
+    }
+
+
+def build_part(
+    meta: Mapping[str, object], files: Sequence[FileRows], vectors: RowVectors, superseded: Iterable[str] = ()
+) -> VectorPart:
+    """A part of these files (rows in `files` order, matching `vectors`), sorted by path for lookups."""
+    dimension = int(str(meta["dimension"]))
+    counts = np.array([len(f.refs) for f in files], dtype=np.int64)
+    if int(counts.sum()) != len(vectors):
+        raise ValueError(f"{int(counts.sum())} rows for {len(vectors)} vectors")
+    order = sorted(range(len(files)), key=lambda i: files[i].path)
+    if len({files[i].path for i in order}) != len(order):
+        raise ValueError("a path is given twice")
+    first = np.concatenate(([0], np.cumsum(counts)))
+    rows = (
+        np.concatenate([np.arange(first[i], first[i + 1]) for i in order]).astype(np.intp)
+        if order
+        else np.zeros(0, dtype=np.intp)
+    )
+    refs = [ref for i in order for ref in files[i].refs]
+    sorted_counts = counts[order] if order else counts
+    arrays: dict[str, Array] = {
+        "words": _word_major(vectors.codes[rows], dimension),
+        "row.path": np.repeat(np.arange(len(order), dtype=np.int32), sorted_counts),
+        "row.start": np.array([r.start_line for r in refs], dtype=np.int32),
+        "row.end": np.array([r.end_line for r in refs], dtype=np.int32),
+        "row.end_col": np.array([r.end_col for r in refs], dtype=np.int32),
+        "row.hash": _hash_rows([r.text_hash for r in refs]),
+        "path.rows": np.concatenate(([0], np.cumsum(sorted_counts))).astype(np.int64),
+        "path.key": path_keys(files[i].path for i in order),
+        "superseded": np.unique(path_keys(superseded)),
+    }
+    arrays.update(string_arrays("row.symbol", [r.symbol or "" for r in refs]))
+    arrays.update(string_arrays("row.kind", [r.kind or "" for r in refs]))
+    arrays.update(string_arrays("row.snippet", [r.snippet for r in refs]))
+    arrays.update(string_arrays("path", [files[i].path for i in order]))
+    arrays.update(string_arrays("path.tag", [files[i].tag for i in order]))
+    arrays.update(string_arrays("path.content", [files[i].content for i in order]))
+    if vectors.quantized is not None and vectors.scales is not None:
+        arrays["rescore"] = np.ascontiguousarray(vectors.quantized[rows])
+        arrays["scales"] = np.ascontiguousarray(vectors.scales[rows], dtype=np.float32)
+    return VectorPart(arrays, {**meta, "rows": len(refs), "paths": len(order)})
+
+
+def _word_major(codes: npt.NDArray[np.uint8], dimension: int) -> npt.NDArray[np.uint64]:
+    """Packed codes (n, dim/8) as (dim/64, n) words: one contiguous array per 64-bit word of the code."""
+    if codes.shape[1:] != (dimension // 8,):
+        raise ValueError(f"codes of shape {codes.shape} for dimension {dimension}")
+    return np.ascontiguousarray(np.ascontiguousarray(codes).view(np.uint64).T)
+
+
+def _hash_rows(hashes: Sequence[bytes]) -> npt.NDArray[np.uint8]:
+    if any(len(h) != TEXT_HASH_BYTES for h in hashes):
+        raise ValueError(f"text hashes must be {TEXT_HASH_BYTES} bytes")
+    return np.frombuffer(b"".join(hashes), dtype=np.uint8).reshape(len(hashes), TEXT_HASH_BYTES).copy()
+
+
+def merge_parts(
+    parts: Sequence[tuple[VectorPart, Bools]], meta: Mapping[str, object], superseded: Keys | None = None
+) -> VectorPart:
+    """One part holding the live paths (`alive` per path) of several, in path order: array work, no row objects.
+
+    `superseded` are the keys the merged part still supersedes in parts older than all of these (none for a base)."""
+    origins: list[tuple[str, int, int]] = []
+    for index, (part, alive) in enumerate(parts):
+        names = part.paths
+        origins.extend((names[int(p)], index, int(p)) for p in np.flatnonzero(alive))
+    origins.sort()
+    if len({path for path, _, _ in origins}) != len(origins):
+        raise ValueError("a path is live in more than one merged part")
+    ranges = [parts[i][0].path_range(p) for _, i, p in origins]
+    counts = np.array([end - start for start, end in ranges], dtype=np.int64)
+    # Rows gathered per source part (one fancy index each), then put in path order.
+    sources = np.repeat(np.array([i for _, i, _ in origins], dtype=np.int64), counts)
+    local = (
+        np.concatenate([np.arange(start, end, dtype=np.intp) for start, end in ranges])
+        if ranges
+        else np.zeros(0, dtype=np.intp)
+    )
+    dimension = int(str(meta["dimension"]))
+    floats = bool(parts) and all(part.has_floats for part, _ in parts)
+    n = len(local)
+    words = np.empty((dimension // WORD_BITS, n), dtype=np.uint64)
+    ints = {name: np.empty(n, dtype=np.int32) for name in _INT_COLUMNS[1:]}
+    hashes = np.empty((n, TEXT_HASH_BYTES), dtype=np.uint8)
+    rescore = np.empty((n, dimension), dtype=np.int8) if floats else None
+    scales = np.empty(n, dtype=np.float32) if floats else None
+    picks: list[tuple[int, Rows, Rows]] = []
+    for index, (part, _) in enumerate(parts):
+        at = np.flatnonzero(sources == index)
+        if not at.size:
+            continue
+        rows = local[at]
+        picks.append((index, at, rows))
+        words[:, at] = part.words[:, rows]
+        ints["row.start"][at] = part.starts[rows]
+        ints["row.end"][at] = part.ends[rows]
+        ints["row.end_col"][at] = part.end_cols[rows]
+        hashes[at] = part.text_hash[rows]
+        if rescore is not None and scales is not None and part.rescore is not None and part.scales is not None:
+            rescore[at] = part.rescore[rows]
+            scales[at] = part.scales[rows]
+    arrays: dict[str, Array] = {
+        "words": words,
+        "row.path": np.repeat(np.arange(len(origins), dtype=np.int32), counts),
+        **ints,
+        "row.hash": hashes,
+        "path.rows": np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        "path.key": np.array([parts[i][0].path_key[p] for _, i, p in origins], dtype=np.uint64),
+        "superseded": np.zeros(0, dtype=np.uint64) if superseded is None else np.unique(superseded),
+    }
+    order = _row_order(picks, n)
+    for name, column in (("row.symbol", "symbols"), ("row.kind", "kinds"), ("row.snippet", "snippets")):
+        arrays.update(_gathered(name, [getattr(parts[i][0], column) for i, _, _ in picks], picks, order))
+    path_picks = [(i, p) for _, i, p in origins]
+    arrays.update(string_arrays("path", [path for path, _, _ in origins]))
+    arrays.update(string_arrays("path.tag", [parts[i][0].tags[p] for i, p in path_picks]))
+    arrays.update(string_arrays("path.content", [parts[i][0].content[p] for i, p in path_picks]))
+    if rescore is not None and scales is not None:
+        arrays["rescore"] = rescore
+        arrays["scales"] = scales
+    return VectorPart(arrays, {**meta, "rows": n, "paths": len(origins), "floats": floats})
+
+
+def _row_order(picks: Sequence[tuple[int, Rows, Rows]], n: int) -> Rows:
+    """For the concatenation of every pick's rows (in pick order), where each lands in the merged part."""
+    return np.concatenate([at for _, at, _ in picks]) if picks else np.zeros(n, dtype=np.intp)
+
+
+def _gathered(
+    name: str, columns: Sequence[StringColumn], picks: Sequence[tuple[int, Rows, Rows]], order: Rows
+) -> dict[str, Array]:
+    """A string column of the merged rows: each source's strings taken by byte ranges, then put in row order."""
+    blobs: list[npt.NDArray[np.uint8]] = []
+    lengths: list[npt.NDArray[np.int64]] = []
+    for column, (_, _, rows) in zip(columns, picks, strict=True):
+        blob, offsets = column.arrays
+        starts = offsets[rows]
+        sizes = offsets[rows + 1] - starts
+        within = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        blobs.append(np.asarray(blob)[np.repeat(starts, sizes) + within])
+        lengths.append(sizes)
+    if not blobs:
+        blob, offsets = encode_strings([])
+        return {f"{name}.blob": blob, f"{name}.off": offsets}
+    concatenated = np.concatenate(blobs)
+    sizes = np.concatenate(lengths)
+    source_starts = np.cumsum(sizes) - sizes
+    # Row r of the merged part is element inverse[r] of the concatenation.
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    final_sizes = sizes[inverse]
+    offsets = np.concatenate(([0], np.cumsum(final_sizes))).astype(np.int64)
+    within = np.arange(int(offsets[-1]), dtype=np.int64) - np.repeat(offsets[:-1], final_sizes)
+    blob = concatenated[np.repeat(source_starts[inverse], final_sizes) + within]
+    return {f"{name}.blob": blob.astype(np.uint8), f"{name}.off": offsets}

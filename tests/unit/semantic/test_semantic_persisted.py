@@ -1,0 +1,174 @@
+"""The semantic retriever over a stored chain, as the engine drives it: export at commits, open at start, `stale`
+for the files the vectors lag behind; a restart embeds nothing and asks the cache nothing for unchanged files."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from maguyva_lsp.model import ChangeBatch, Classification, FileAnalysis, Intent, RetrievalQuery
+from maguyva_lsp.retrieve.semantic import SemanticRetriever
+from maguyva_lsp.store.embedding_cache import CACHE_FILE, CachedRow, EmbeddingCache
+from maguyva_lsp.store.segment_store import SegmentStore
+from tests.unit.semantic.test_semantic_chain import commit
+
+FILES = {
+    "app/mail.py": 'def send_email(to, body):\n    """Deliver a message through SMTP."""\n    smtp.send(to, body)\n',
+    "app/sums.py": 'def checksum(data):\n    """CRC32 of bytes."""\n    return zlib.crc32(data)\n',
+    "app/conf.py": (
+        'class Loader:\n    def read_config(self, path):\n        """Parse an INI file."""\n        return ini(path)\n'
+    ),
+    "app/empty.py": "",
+}
+
+
+class CountingCache(EmbeddingCache):
+    """The real embedding cache, counting the keys it is asked for."""
+
+    def __init__(self, path: Path | None) -> None:
+        super().__init__(path)
+        self.asked = 0
+
+    def get(self, model: str, dimension: int, keys: Sequence[bytes]) -> dict[bytes, CachedRow]:
+        self.asked += len(keys)
+        return super().get(model, dimension, keys)
+
+
+def _query(text: str) -> RetrievalQuery:
+    return RetrievalQuery(Classification(text, Intent.UNDERSTAND_CODE, 0.75, "test", text))
+
+
+def _answers(retriever: SemanticRetriever) -> list[list[tuple[str, int, float]]]:
+    return [
+        [(h.path, h.span.start_line, h.score) for h in retriever.search(_query(q), 10)]
+        for q in ("send an email", "checksum of bytes", "read the configuration file")
+    ]
+
+
+def _live(analyses: dict[str, FileAnalysis]) -> dict[str, str]:
+    return {path: a.content_hash for path, a in analyses.items()}
+
+
+def _restart(folder: Path, embedder: Any) -> tuple[SemanticRetriever, CountingCache, SegmentStore]:
+    store = SegmentStore(folder, "schema", "fingerprint")
+    cache = CountingCache(folder / "semantic" / CACHE_FILE)
+    retriever = SemanticRetriever(embedder, cache=cache)
+    records = store.manifest.chains.get("vectors", ())
+    assert retriever.open([store.open(r) for r in records], records)
+    return retriever, cache, store
+
+
+def test_a_restart_reuses_every_vector_without_embedding_or_cache_lookups(
+    tmp_path: Path, counting_embedder: Any, analyse: Any
+) -> None:
+    analyses = {path: analyse(path, text) for path, text in FILES.items()}
+    store = SegmentStore(tmp_path / "index", "schema", "fingerprint")
+    retriever = SemanticRetriever(counting_embedder, cache=EmbeddingCache(tmp_path / "index" / "semantic" / CACHE_FILE))
+    retriever.apply(ChangeBatch(updated=tuple(analyses.values())))
+    commit(store, retriever.export())
+    before = _answers(retriever)
+    embedded = counting_embedder.texts_embedded
+    retriever.close()
+    store.close()
+
+    again, cache, store = _restart(tmp_path / "index", counting_embedder)
+    assert again.stale(_live(analyses)) == ([], [])
+    assert again.chunk_count == sum(len(a.chunks) for a in analyses.values())
+    assert _answers(again) == before
+    # The engine re-applies nothing here; even a re-applied unchanged file costs no embedding and no cache lookup.
+    again.apply(ChangeBatch(updated=tuple(analyses.values())))
+    assert counting_embedder.texts_embedded == embedded and cache.asked == 0
+    assert again.export().containers == []
+    again.close()
+    store.close()
+
+
+def test_vectors_that_lag_the_text_index_are_caught_up_from_the_cache(
+    tmp_path: Path, counting_embedder: Any, analyse: Any
+) -> None:
+    analyses = {path: analyse(path, text) for path, text in FILES.items()}
+    folder = tmp_path / "index"
+    store = SegmentStore(folder, "schema", "fingerprint")
+    retriever = SemanticRetriever(counting_embedder, cache=EmbeddingCache(folder / "semantic" / CACHE_FILE))
+    retriever.apply(ChangeBatch(updated=(analyses["app/mail.py"], analyses["app/sums.py"])))
+    commit(store, retriever.export())
+    # Embedded after the last commit (the process then died): in the cache, not in the stored chain.
+    retriever.apply(ChangeBatch(updated=(analyses["app/conf.py"], analyses["app/empty.py"])))
+    retriever.apply(ChangeBatch(removed=("app/sums.py",)))
+    embedded = counting_embedder.texts_embedded
+    retriever.close()
+    store.close()
+    del analyses["app/sums.py"]
+
+    again, cache, store = _restart(folder, counting_embedder)
+    changed, gone = again.stale(_live(analyses))
+    assert sorted(changed) == ["app/conf.py", "app/empty.py"] and gone == ["app/sums.py"]
+    again.apply(ChangeBatch(updated=tuple(analyses[p] for p in changed), removed=tuple(gone)))
+    assert counting_embedder.texts_embedded == embedded, "the cache answered for every lagging chunk"
+    assert cache.asked == len(analyses["app/conf.py"].chunks)
+    assert again.stale(_live(analyses)) == ([], [])
+    assert {h.path for h in again.search(_query("checksum"), 20)} == {"app/mail.py", "app/conf.py"}
+    again.close()
+    store.close()
+
+
+def test_a_corrupt_container_is_detected_and_the_vectors_rebuilt(
+    tmp_path: Path, counting_embedder: Any, analyse: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    analyses = {path: analyse(path, text) for path, text in FILES.items()}
+    folder = tmp_path / "index"
+    store = SegmentStore(folder, "schema", "fingerprint")
+    retriever = SemanticRetriever(counting_embedder, cache=EmbeddingCache(folder / "semantic" / CACHE_FILE))
+    retriever.apply(ChangeBatch(updated=tuple(analyses.values())))
+    commit(store, retriever.export())
+    before = _answers(retriever)
+    embedded = counting_embedder.texts_embedded
+    retriever.close()
+    (record,) = store.manifest.chains["vectors"]
+    store.close()
+    # One flipped bit in the codes: the header still reads well, the checksum does not.
+    path = folder / "data" / record.name
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0x10
+    path.write_bytes(bytes(data))
+
+    again, _, store = _restart(folder, counting_embedder)
+    with caplog.at_level(logging.WARNING):
+        changed, gone = again.stale(_live(analyses))
+    assert "checksum" in caplog.text and "rebuilding from the embedding cache" in caplog.text
+    assert sorted(changed) == sorted(analyses) and gone == []
+    assert again.chunk_count == 0
+    again.apply(ChangeBatch(updated=tuple(analyses.values())))
+    assert counting_embedder.texts_embedded == embedded
+    # The cache keeps floats as float16: the same hits, scores within a rounding step.
+    rebuilt = _answers(again)
+    assert [[h[:2] for h in hits] for hits in rebuilt] == [[h[:2] for h in hits] for hits in before]
+    assert all(abs(a[2] - b[2]) < 5e-3 for x, y in zip(rebuilt, before, strict=True) for a, b in zip(x, y, strict=True))
+    # The damaged chain is replaced, not appended to.
+    exported = again.export()
+    assert exported.base and len(exported.containers) == 1
+    commit(store, exported)
+    assert store.manifest.chains["vectors"][0].name != record.name
+    again.close()
+    store.close()
+
+
+def test_a_chain_of_another_model_is_not_taken(tmp_path: Path, counting_embedder: Any, analyse: Any) -> None:
+    analyses = {path: analyse(path, text) for path, text in FILES.items()}
+    folder = tmp_path / "index"
+    store = SegmentStore(folder, "schema", "fingerprint")
+    retriever = SemanticRetriever(counting_embedder)
+    retriever.apply(ChangeBatch(updated=tuple(analyses.values())))
+    arrays, meta = retriever.export().containers[0]
+    record = store.write(store.new_id(), "vectors", arrays, {**meta, "model": "someone-else"})
+    retriever.close()
+    other = SemanticRetriever(counting_embedder)
+    assert not other.open([store.open(record)])
+    assert other.chunk_count == 0 and other.export().base
+    assert sorted(other.stale(_live(analyses))[0]) == sorted(analyses)
+    other.close()
+    store.close()
