@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from maguyva_lsp.index.analysis_columns import CoreColumns
-from maguyva_lsp.store.container import Array, Container
+from maguyva_lsp.store.container import Array, Container, ContainerRecord
 
 
 class PartBuilder(Protocol):
@@ -64,6 +64,7 @@ class ChainPart(Protocol):
         """The last export could not be written: the next one must be a base."""
         ...
 
-    def open(self, containers: Sequence[Container]) -> None:
-        """Take the chain the manifest names (mapped, in order); an empty sequence: start from nothing."""
+    def open(self, containers: Sequence[Container], records: Sequence[ContainerRecord] = ()) -> None:
+        """Take the chain the manifest names (mapped, in order); an empty sequence: start from nothing. `records`
+        are the manifest's records of the containers (size, CRC-32), for a full check later, off the start path."""
         ...

@@ -404,15 +404,17 @@ class Segments:
         damaged container: the part starts from nothing and rebuilds)."""
         with self._lock:
             containers: list[Container] = []
+            records: tuple[ContainerRecord, ...] = ()
             store = self._store
             if store is not None:
+                records = store.manifest.chains.get(part.name, ())
                 try:
-                    containers = [store.open(r) for r in store.manifest.chains.get(part.name, ())]
+                    containers = [store.open(r) for r in records]
                 except ContainerError as exc:
                     log.warning("the stored %s index is unusable (%s): it is rebuilt", part.name, exc)
                     self.problems.append(f"the stored {part.name} index was unusable ({exc}) and is rebuilt")
-                    containers = []
-            part.open(containers)
+                    containers, records = [], ()
+            part.open(containers, records)
             self._chains.append(part)
 
     def commit_chains(self) -> None:

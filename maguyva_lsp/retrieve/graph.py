@@ -21,7 +21,7 @@ from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus
 from maguyva_lsp.query.snippet import defined_names
-from maguyva_lsp.store.container import Container
+from maguyva_lsp.store.container import Container, ContainerRecord
 from maguyva_lsp.tokens import split_identifier, subword_tokens
 
 # Score of a definition whose name is exactly the target; sub-word matches score their matched share below it.
@@ -260,7 +260,7 @@ class GraphRetriever:
     def export_failed(self) -> None:
         self.graph.export_failed()
 
-    def open(self, containers: Sequence[Container]) -> None:
+    def open(self, containers: Sequence[Container], records: Sequence[ContainerRecord] = ()) -> None:
         self.graph.open(containers)
 
     def file_versions(self) -> dict[str, str]:

@@ -14,7 +14,7 @@ from maguyva_lsp.index.segment_build import merge_segments
 from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.index.segment_set import MAX_SEGMENTS, Segments
 from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, SourceFile, Span
-from maguyva_lsp.store.container import Container
+from maguyva_lsp.store.container import Container, ContainerRecord
 from maguyva_lsp.store.manifest import MANIFEST_NAME, STORE_FORMAT, read_manifest
 from maguyva_lsp.store.segment_store import DATA_DIR, SegmentStore, default_index_dir
 
@@ -214,7 +214,8 @@ class CountingChain:
     def export_failed(self) -> None:
         self.must_base = True
 
-    def open(self, containers: Sequence[Container]) -> None:
+    def open(self, containers: Sequence[Container], records: Sequence[ContainerRecord] = ()) -> None:
+        assert [c.path.name for c in containers] == [r.name for r in records]
         self.opened = [list(c["v"]) for c in containers]
         self.values = [v for chunk in self.opened for v in chunk]
         self.exported = len(self.values)
