@@ -33,7 +33,8 @@ from maguyva_lsp.embed import text as input_text
 from maguyva_lsp.embed.base import Embeddings
 from maguyva_lsp.embed.local import LocalEmbedder
 from maguyva_lsp.embed.text import document_text, query_text
-from maguyva_lsp.index.vectors import BinaryVectorStore, RowRef, hamming_distances, nearest_rows
+from maguyva_lsp.index.vector_part import RowRef
+from maguyva_lsp.index.vectors import BinaryVectorStore, hamming_distances, nearest_rows
 from maguyva_lsp.model import (
     ChangeBatch,
     Chunk,

@@ -13,12 +13,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from maguyva_lsp.embed.base import BITS_PER_BYTE, Embeddings
+from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.index.vector_part import (
     PART_FORMAT,
     VECTORS_PART,
@@ -36,8 +37,6 @@ from maguyva_lsp.index.vector_part import (
     part_meta,
 )
 from maguyva_lsp.store.container import Array
-
-__all__ = ["VECTORS_PART", "FileRows", "RowRef", "RowVectors"]
 
 # Rows per block of a scan: the XOR and popcount buffers of one block (B × 9 bytes) stay in L2 cache.
 SEARCH_BLOCK_ROWS = 65_536
@@ -77,29 +76,6 @@ class VectorMatch:
 
 
 RowLocation = tuple[VectorPart, int]
-_Record = TypeVar("_Record")
-
-
-@dataclass(frozen=True, slots=True)
-class VectorExport:
-    """What to store after a change: keep the first `keep` containers of the stored chain, then append these."""
-
-    keep: int
-    containers: list[tuple[dict[str, Array], dict[str, object]]] = field(default_factory=list)
-
-    @property
-    def base(self) -> bool:
-        """True when the containers replace the whole stored chain."""
-        return self.keep == 0
-
-    def next_chain(self, previous: Sequence[_Record], written: Sequence[_Record]) -> tuple[_Record, ...]:
-        """The stored chain after this export: the kept head of `previous`, then the records `written` for
-        `containers` (in order)."""
-        if len(written) != len(self.containers):
-            raise ValueError(f"{len(written)} records for {len(self.containers)} containers")
-        if self.keep > len(previous):
-            raise ValueError(f"the export keeps {self.keep} containers of a chain of {len(previous)}")
-        return (*previous[: self.keep], *written)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +189,9 @@ class BinaryVectorStore:
         self._text = text
         self._write_lock = threading.Lock()
         self._snap = _Snapshot()
-        self._stored = 0  # the first parts, in order, are the containers of the stored chain
+        self._stored = 0  # the first parts, in order, are the first containers of the stored chain
+        self._chain_length = 0  # how many containers the stored chain has
+        self._base_due = True  # the stored chain (if any) is not this store's: the next export replaces it
 
     @property
     def dimension(self) -> int:
@@ -428,25 +406,29 @@ class BinaryVectorStore:
 
     # -- persistence -----------------------------------------------------------------------------------------------
 
-    def export(self) -> VectorExport:
-        """What the stored chain needs to equal this one: the parts not stored yet, merged into one container (a
-        base when nothing stored can be kept). Marks them stored; `export_failed` takes that back."""
+    def export(self) -> ChainExport:
+        """What the stored chain needs to equal this one: the parts not stored yet, merged into one container, in
+        place of the stored containers that were merged into them (`replaces`), or a new base. Marks them stored;
+        `export_failed` takes that back."""
         with self._write_lock:
-            keep = self._stored
+            keep = 0 if self._base_due else self._stored
             parts = self._snap.parts
-            if keep == len(parts):
-                return VectorExport(keep)
+            if keep == len(parts) and not self._base_due:
+                return ChainExport(base=False)
             if len(parts) - keep > 1:
                 self._merge_tail_locked(keep)
                 parts = self._snap.parts
-            self._stored = len(parts)
-            fresh = parts[keep:]
-            return VectorExport(keep, [(p.arrays(), dict(p.meta)) for p in fresh])
+            replaces = self._chain_length - keep if keep else 0
+            self._stored = self._chain_length = len(parts)
+            self._base_due = False
+            fresh = [(p.arrays(), dict(p.meta)) for p in parts[keep:]]
+            return ChainExport(base=keep == 0, containers=fresh, replaces=replaces)
 
     def export_failed(self) -> None:
-        """The last export was not stored: the next one rewrites the whole chain."""
+        """The last export was not stored (or the stored chain is unusable): the next one rewrites the chain."""
         with self._write_lock:
             self._stored = 0
+            self._base_due = True
 
     def open(self, containers: Sequence[StoredArrays]) -> None:
         """Replace the store's rows with a stored chain (oldest first). Raises VectorStoreError when a container is
@@ -473,7 +455,8 @@ class BinaryVectorStore:
             raise VectorStoreError("stored parts with and without float vectors")
         with self._write_lock:
             self._snap = _snapshot(parts, _liveness(parts))
-            self._stored = len(parts)
+            self._stored = self._chain_length = len(parts)
+            self._base_due = False
 
     # -- search ----------------------------------------------------------------------------------------------------
 

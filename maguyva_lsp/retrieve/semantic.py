@@ -23,17 +23,9 @@ import numpy as np
 
 from maguyva_lsp.embed.base import BITS_PER_BYTE, Embedder, EmbedderError, Embeddings
 from maguyva_lsp.embed.text import EMBED_TEXT_VERSION, document_text, query_text, snippet_text
-from maguyva_lsp.index.vectors import (
-    BinaryVectorStore,
-    FileRows,
-    RowLocation,
-    RowRef,
-    RowVectors,
-    StoredArrays,
-    VectorExport,
-    VectorStoreError,
-    row_vectors,
-)
+from maguyva_lsp.index.segment_parts import ChainExport
+from maguyva_lsp.index.vector_part import VECTORS_PART, FileRows, RowRef, RowVectors
+from maguyva_lsp.index.vectors import BinaryVectorStore, RowLocation, StoredArrays, VectorStoreError, row_vectors
 from maguyva_lsp.model import ChangeBatch, Chunk, FileAnalysis, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus
 from maguyva_lsp.model import Span as ModelSpan
 from maguyva_lsp.query.snippet import snippet_code, snippet_kinds
@@ -142,7 +134,7 @@ class SemanticRetriever:
 
     # -- the stored chain ------------------------------------------------------------------------------------------
 
-    def open(self, containers: Sequence[StoredArrays], records: Sequence[ContainerRecord] | None = None) -> bool:
+    def open(self, containers: Sequence[StoredArrays], records: Sequence[ContainerRecord] = ()) -> bool:
         """Take the stored chain (oldest first; mapped, so this costs O(headers)). Unusable containers (another
         model, damaged arrays) are logged and dropped: the vectors are rebuilt from the embedding cache as `stale`
         reports their files. `records` (the manifest's sizes and checksums) are checked by `stale`, in the
@@ -158,17 +150,13 @@ class SemanticRetriever:
                 self._unverified = []
                 return False
             self._store = store
-            self._unverified = list(zip(containers, records, strict=True)) if records is not None else []
+            self._unverified = list(zip(containers, records, strict=True)) if records else []
             return True
 
-    def export(self) -> VectorExport:
-        """What the stored chain needs: keep its first `keep` containers, append `containers` (writer's call, at
-        each manifest commit; safe while a batch is being embedded)."""
-        return self._store.export()
-
-    def export_failed(self) -> None:
-        """The containers of the last export could not be stored: the next export rewrites the chain."""
-        self._store.export_failed()
+    @property
+    def chain(self) -> VectorChain:
+        """The vectors as a chain part of the segment set (`Segments.attach_chain`): exported at each commit."""
+        return VectorChain(self)
 
     def stale(self, live: Mapping[str, str]) -> tuple[list[str], list[str]]:
         """Given every live file (path → content hash): the files whose vectors lag or differ (to apply again, from
@@ -388,6 +376,28 @@ def by_file_support(hits: list[Hit]) -> list[Hit]:
         return scores[0] + FILE_SUPPORT_WEIGHT * sum(scores[1 : 1 + FILE_SUPPORT_CHUNKS])
 
     return [hit for path in sorted(per_file, key=support, reverse=True) for hit in per_file[path]]
+
+
+class VectorChain:
+    """The semantic retriever's vectors as a chain part (index/segment_parts.py's ChainPart), named "vectors" in the
+    manifest: the segment set opens it at start and writes what `export` gives at each commit."""
+
+    def __init__(self, retriever: SemanticRetriever) -> None:
+        self._retriever = retriever
+
+    @property
+    def name(self) -> str:
+        return VECTORS_PART
+
+    def export(self) -> ChainExport:
+        """The parts not stored yet (safe while a batch is being embedded: the store publishes whole snapshots)."""
+        return self._retriever.store.export()
+
+    def export_failed(self) -> None:
+        self._retriever.store.export_failed()
+
+    def open(self, containers: Sequence[StoredArrays], records: Sequence[ContainerRecord] = ()) -> None:
+        self._retriever.open(containers, records)
 
 
 def _fingerprint(analysis: FileAnalysis, style: str) -> str:

@@ -3,6 +3,7 @@ build whatever the history of deltas, tombstones, merges and compactions."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,16 +13,11 @@ import pytest
 
 from maguyva_lsp.embed.base import Embeddings, pack_signs, unit_rows
 from maguyva_lsp.index import vectors
-from maguyva_lsp.index.vectors import (
-    VECTORS_PART,
-    BinaryVectorStore,
-    FileRows,
-    RowRef,
-    VectorExport,
-    VectorStoreError,
-)
-from maguyva_lsp.store.container import Container
-from maguyva_lsp.store.manifest import Manifest
+from maguyva_lsp.index.segment_parts import ChainExport
+from maguyva_lsp.index.segment_set import Segments
+from maguyva_lsp.index.vector_part import VECTORS_PART, FileRows, RowRef
+from maguyva_lsp.index.vectors import BinaryVectorStore, VectorStoreError
+from maguyva_lsp.store.container import Container, ContainerRecord
 from maguyva_lsp.store.segment_store import SegmentStore
 
 DIM = 256
@@ -37,28 +33,42 @@ class Stored:
     meta: dict[str, Any]
 
 
-def commit(store: SegmentStore, exported: VectorExport) -> None:
-    """What the engine does at a manifest commit: write the exported containers, name the new chain."""
-    records = [store.write(store.new_id(), VECTORS_PART, arrays, meta) for arrays, meta in exported.containers]
-    base = store.manifest
-    chain = exported.next_chain(base.chains.get(VECTORS_PART, ()), records)
-    store.commit(
-        Manifest(base.schema, base.fingerprint, segments=base.segments, chains={**base.chains, "vectors": chain})
-    )
+class StoreChain:
+    """A bare store as the segment set's chain part (the retriever's VectorChain does the same), noting what each
+    export was."""
+
+    name = VECTORS_PART
+
+    def __init__(self, store: BinaryVectorStore) -> None:
+        self.store = store
+        self.kinds: list[str] = []
+
+    def export(self) -> ChainExport:
+        exported = self.store.export()
+        self.kinds.append("base" if exported.base else "delta" if exported.containers else "none")
+        return exported
+
+    def export_failed(self) -> None:
+        self.store.export_failed()
+
+    def open(self, containers: Sequence[Container], records: Sequence[ContainerRecord] = ()) -> None:
+        self.store.open(containers)
 
 
-def stored(store: SegmentStore) -> list[Container]:
-    return [store.open(record) for record in store.manifest.chains.get(VECTORS_PART, ())]
+def attached(folder: Path, store: BinaryVectorStore) -> tuple[Segments, StoreChain]:
+    """A segment set over the folder with the store's chain attached (the engine's writer side)."""
+    segments = Segments(SegmentStore(folder, "schema", "fingerprint"))
+    chain = StoreChain(store)
+    segments.attach_chain(chain)
+    return segments, chain
 
 
 def reopened(folder: Path, dimension: int = DIM, model: str = MODEL, text: str = TEXT) -> BinaryVectorStore:
-    segments = SegmentStore(folder, "schema", "fingerprint")
-    try:
-        fresh = BinaryVectorStore(dimension, model, text)
-        fresh.open(stored(segments))
-        return fresh
-    finally:
-        segments.close()
+    """The chain the folder's manifest names, opened in a new store (a reader beside the writer, or a restart)."""
+    fresh = BinaryVectorStore(dimension, model, text)
+    segments, _ = attached(folder, fresh)
+    segments.close()
+    return fresh
 
 
 class Corpus:
@@ -92,10 +102,12 @@ class Corpus:
         return store
 
 
-def apply(store: BinaryVectorStore, corpus: Corpus, changed: list[str], removed: list[str]) -> None:
+def apply(
+    store: BinaryVectorStore, corpus: Corpus, changed: list[str], removed: list[str], rows: int | None = None
+) -> None:
     for path in removed:
         corpus.files.pop(path, None)
-    entries = [corpus.make(path) for path in changed]
+    entries = [corpus.make(path, rows) for path in changed]
     floats = np.concatenate([f for _, f in entries]) if entries else np.zeros((0, DIM), np.float32)
     store.replace([*changed, *removed], [rows for rows, _ in entries], Embeddings(pack_signs(floats), floats))
 
@@ -120,11 +132,11 @@ def same_content(a: BinaryVectorStore, b: BinaryVectorStore, queries: np.ndarray
 def test_a_reopened_chain_answers_exactly_as_before(tmp_path: Path) -> None:
     corpus = Corpus(1)
     store = BinaryVectorStore(DIM, MODEL, TEXT)
-    segments = SegmentStore(tmp_path, "schema", "fingerprint")
+    segments, _ = attached(tmp_path, store)
     apply(store, corpus, [f"f{i}.py" for i in range(40)], [])
-    commit(segments, store.export())
+    segments.commit_chains()
     apply(store, corpus, ["f3.py", "new.py"], ["f7.py"])
-    commit(segments, store.export())
+    segments.commit_chains()
     segments.close()
     queries = unit_rows(corpus.rng.standard_normal((6, DIM)).astype(np.float32))
     again = reopened(tmp_path)
@@ -141,24 +153,21 @@ def test_deltas_tombstones_merges_and_compactions_equal_a_fresh_build(
     corpus = Corpus(2)
     queries = unit_rows(corpus.rng.standard_normal((5, DIM)).astype(np.float32))
     store = BinaryVectorStore(DIM, MODEL, TEXT)
-    segments = SegmentStore(tmp_path, "schema", "fingerprint")
+    segments, chain = attached(tmp_path, store)
     apply(store, corpus, [f"d{i % 7}/f{i}.py" for i in range(120)], [])
-    commit(segments, store.export())
-    kinds: set[str] = set()
+    segments.commit_chains()
     for step in range(60):
         paths = sorted(corpus.files)
         changed = [p for p in paths if corpus.rng.random() < 0.03] + [f"new{step}.py"] * int(step % 5 == 0)
         removed = [p for p in paths if p not in changed and corpus.rng.random() < 0.01]
         apply(store, corpus, changed, removed)
         if step % 3 == 0:
-            exported = store.export()
-            kinds.add("base" if exported.base else "delta" if exported.containers else "none")
-            commit(segments, exported)
+            segments.commit_chains()
             same_content(corpus.fresh(), reopened(tmp_path), queries)
         if step % 10 == 0:
             same_content(corpus.fresh(), store, queries)
     segments.close()
-    assert {"base", "delta"} <= kinds
+    assert {"base", "delta"} <= set(chain.kinds)
     same_content(corpus.fresh(), store, queries)
     store.compact()
     assert store.part_count == 1 and store.tombstones == 0
@@ -175,26 +184,30 @@ def test_the_chain_stays_short_under_many_small_changes() -> None:
     assert store.live_count == corpus.fresh().live_count
 
 
-def test_an_export_keeps_what_is_stored_and_a_failed_one_is_rewritten(tmp_path: Path) -> None:
+def test_an_export_keeps_what_is_stored_and_a_failed_one_is_rewritten() -> None:
     corpus = Corpus(4)
     store = BinaryVectorStore(DIM, MODEL, TEXT)
     apply(store, corpus, [f"f{i}.py" for i in range(50)], [])
     first = store.export()
     assert first.base and len(first.containers) == 1
-    assert store.export() == VectorExport(1)  # nothing new
-    apply(store, corpus, ["f1.py"], [])
+    assert store.export() == ChainExport(base=False)  # nothing new
+    apply(store, corpus, ["f1.py"], [], rows=4)
     delta = store.export()
-    assert delta.keep == 1 and len(delta.containers) == 1
+    assert not delta.base and delta.replaces == 0 and len(delta.containers) == 1  # appended after the base
+    apply(store, corpus, ["f2.py"], [], rows=4)
+    assert store.part_count == 2  # the new small part merged into the stored delta ...
+    merged = store.export()  # ... so the merged one replaces it
+    assert not merged.base and merged.replaces == 1 and len(merged.containers) == 1
     store.export_failed()
-    apply(store, corpus, ["f2.py"], [])
+    apply(store, corpus, ["f3.py"], [])
     again = store.export()
-    assert again.base and again.next_chain(("old", "chain"), ["new"]) == ("new",)
-    assert delta.next_chain(("a",), ["b"]) == ("a", "b")
+    assert again.base and len(again.containers) == store.part_count
 
 
-def test_an_empty_export_writes_nothing_and_open_of_nothing_is_empty() -> None:
+def test_an_empty_store_exports_an_empty_base_once_and_open_of_nothing_is_empty() -> None:
     store = BinaryVectorStore(DIM, MODEL, TEXT)
-    assert store.export() == VectorExport(0)
+    assert store.export() == ChainExport(base=True, containers=[])  # whatever was stored is not this store's
+    assert store.export() == ChainExport(base=False)
     store.open([])
     assert store.live_count == 0 and store.search(Embeddings(np.zeros((1, 32), np.uint8)), 3) == []
 
@@ -202,9 +215,9 @@ def test_an_empty_export_writes_nothing_and_open_of_nothing_is_empty() -> None:
 def test_a_chain_of_another_model_dimension_or_format_is_refused(tmp_path: Path) -> None:
     corpus = Corpus(5)
     store = BinaryVectorStore(DIM, MODEL, TEXT)
+    segments, _ = attached(tmp_path, store)
     apply(store, corpus, ["a.py", "b.py"], [])
-    segments = SegmentStore(tmp_path, "schema", "fingerprint")
-    commit(segments, store.export())
+    segments.commit_chains()
     segments.close()
     with pytest.raises(VectorStoreError, match="not 'other'"):
         reopened(tmp_path, model="other")
@@ -227,9 +240,9 @@ def test_a_chain_of_another_model_dimension_or_format_is_refused(tmp_path: Path)
 def test_rows_of_another_embedded_text_answer_but_count_as_stale(tmp_path: Path) -> None:
     corpus = Corpus(6)
     store = BinaryVectorStore(DIM, MODEL, "words:1")
+    segments, _ = attached(tmp_path, store)
     apply(store, corpus, ["a.py", "b.py"], [])
-    segments = SegmentStore(tmp_path, "schema", "fingerprint")
-    commit(segments, store.export())
+    segments.commit_chains()
     segments.close()
     newer = reopened(tmp_path, text="words:2")
     assert newer.live_count == store.live_count

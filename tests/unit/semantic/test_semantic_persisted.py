@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
+from maguyva_lsp.index.segment_set import Segments
 from maguyva_lsp.model import ChangeBatch, Classification, FileAnalysis, Intent, RetrievalQuery
 from maguyva_lsp.retrieve.semantic import SemanticRetriever
 from maguyva_lsp.store.embedding_cache import CACHE_FILE, CachedRow, EmbeddingCache
+from maguyva_lsp.store.manifest import read_manifest
 from maguyva_lsp.store.segment_store import SegmentStore
-from tests.unit.semantic.test_semantic_chain import commit
 
 FILES = {
     "app/mail.py": 'def send_email(to, body):\n    """Deliver a message through SMTP."""\n    smtp.send(to, body)\n',
@@ -53,38 +54,51 @@ def _live(analyses: dict[str, FileAnalysis]) -> dict[str, str]:
     return {path: a.content_hash for path, a in analyses.items()}
 
 
-def _restart(folder: Path, embedder: Any) -> tuple[SemanticRetriever, CountingCache, SegmentStore]:
-    store = SegmentStore(folder, "schema", "fingerprint")
+def _segments(folder: Path) -> Segments:
+    return Segments(SegmentStore(folder, "schema", "fingerprint"))
+
+
+def _indexed(folder: Path, embedder: Any, *batches: ChangeBatch) -> tuple[SemanticRetriever, Segments]:
+    """A retriever attached to a fresh segment set, the batches applied, committed after the first."""
+    segments = _segments(folder)
+    retriever = SemanticRetriever(embedder, cache=EmbeddingCache(folder / "semantic" / CACHE_FILE))
+    segments.attach_chain(retriever.chain)
+    for index, batch in enumerate(batches):
+        retriever.apply(batch)
+        if index == 0:
+            segments.commit_chains()
+    return retriever, segments
+
+
+def _restart(folder: Path, embedder: Any) -> tuple[SemanticRetriever, CountingCache, Segments]:
+    segments = _segments(folder)
     cache = CountingCache(folder / "semantic" / CACHE_FILE)
     retriever = SemanticRetriever(embedder, cache=cache)
-    records = store.manifest.chains.get("vectors", ())
-    assert retriever.open([store.open(r) for r in records], records)
-    return retriever, cache, store
+    segments.attach_chain(retriever.chain)
+    return retriever, cache, segments
 
 
 def test_a_restart_reuses_every_vector_without_embedding_or_cache_lookups(
     tmp_path: Path, counting_embedder: Any, analyse: Any
 ) -> None:
     analyses = {path: analyse(path, text) for path, text in FILES.items()}
-    store = SegmentStore(tmp_path / "index", "schema", "fingerprint")
-    retriever = SemanticRetriever(counting_embedder, cache=EmbeddingCache(tmp_path / "index" / "semantic" / CACHE_FILE))
-    retriever.apply(ChangeBatch(updated=tuple(analyses.values())))
-    commit(store, retriever.export())
+    folder = tmp_path / "index"
+    retriever, segments = _indexed(folder, counting_embedder, ChangeBatch(updated=tuple(analyses.values())))
     before = _answers(retriever)
     embedded = counting_embedder.texts_embedded
     retriever.close()
-    store.close()
+    segments.close()
 
-    again, cache, store = _restart(tmp_path / "index", counting_embedder)
+    again, cache, segments = _restart(folder, counting_embedder)
     assert again.stale(_live(analyses)) == ([], [])
     assert again.chunk_count == sum(len(a.chunks) for a in analyses.values())
     assert _answers(again) == before
     # The engine re-applies nothing here; even a re-applied unchanged file costs no embedding and no cache lookup.
     again.apply(ChangeBatch(updated=tuple(analyses.values())))
     assert counting_embedder.texts_embedded == embedded and cache.asked == 0
-    assert again.export().containers == []
+    assert not again.chain.export().containers
     again.close()
-    store.close()
+    segments.close()
 
 
 def test_vectors_that_lag_the_text_index_are_caught_up_from_the_cache(
@@ -92,19 +106,20 @@ def test_vectors_that_lag_the_text_index_are_caught_up_from_the_cache(
 ) -> None:
     analyses = {path: analyse(path, text) for path, text in FILES.items()}
     folder = tmp_path / "index"
-    store = SegmentStore(folder, "schema", "fingerprint")
-    retriever = SemanticRetriever(counting_embedder, cache=EmbeddingCache(folder / "semantic" / CACHE_FILE))
-    retriever.apply(ChangeBatch(updated=(analyses["app/mail.py"], analyses["app/sums.py"])))
-    commit(store, retriever.export())
-    # Embedded after the last commit (the process then died): in the cache, not in the stored chain.
-    retriever.apply(ChangeBatch(updated=(analyses["app/conf.py"], analyses["app/empty.py"])))
-    retriever.apply(ChangeBatch(removed=("app/sums.py",)))
+    # After the commit, two files are embedded and one removed, then the process dies: in the cache, not stored.
+    retriever, segments = _indexed(
+        folder,
+        counting_embedder,
+        ChangeBatch(updated=(analyses["app/mail.py"], analyses["app/sums.py"])),
+        ChangeBatch(updated=(analyses["app/conf.py"], analyses["app/empty.py"])),
+        ChangeBatch(removed=("app/sums.py",)),
+    )
     embedded = counting_embedder.texts_embedded
     retriever.close()
-    store.close()
+    segments.close()
     del analyses["app/sums.py"]
 
-    again, cache, store = _restart(folder, counting_embedder)
+    again, cache, segments = _restart(folder, counting_embedder)
     changed, gone = again.stale(_live(analyses))
     assert sorted(changed) == ["app/conf.py", "app/empty.py"] and gone == ["app/sums.py"]
     again.apply(ChangeBatch(updated=tuple(analyses[p] for p in changed), removed=tuple(gone)))
@@ -112,8 +127,9 @@ def test_vectors_that_lag_the_text_index_are_caught_up_from_the_cache(
     assert cache.asked == len(analyses["app/conf.py"].chunks)
     assert again.stale(_live(analyses)) == ([], [])
     assert {h.path for h in again.search(_query("checksum"), 20)} == {"app/mail.py", "app/conf.py"}
+    assert again.chain.export().containers, "the catch-up is stored at the next commit"
     again.close()
-    store.close()
+    segments.close()
 
 
 def test_a_corrupt_container_is_detected_and_the_vectors_rebuilt(
@@ -121,22 +137,22 @@ def test_a_corrupt_container_is_detected_and_the_vectors_rebuilt(
 ) -> None:
     analyses = {path: analyse(path, text) for path, text in FILES.items()}
     folder = tmp_path / "index"
-    store = SegmentStore(folder, "schema", "fingerprint")
-    retriever = SemanticRetriever(counting_embedder, cache=EmbeddingCache(folder / "semantic" / CACHE_FILE))
-    retriever.apply(ChangeBatch(updated=tuple(analyses.values())))
-    commit(store, retriever.export())
+    retriever, segments = _indexed(folder, counting_embedder, ChangeBatch(updated=tuple(analyses.values())))
     before = _answers(retriever)
     embedded = counting_embedder.texts_embedded
     retriever.close()
-    (record,) = store.manifest.chains["vectors"]
-    store.close()
+    segments.close()
+    manifest = read_manifest(folder)
+    assert manifest is not None
+    (record,) = manifest.chains["vectors"]
     # One flipped bit in the codes: the header still reads well, the checksum does not.
     path = folder / "data" / record.name
     data = bytearray(path.read_bytes())
     data[-3] ^= 0x10
     path.write_bytes(bytes(data))
 
-    again, _, store = _restart(folder, counting_embedder)
+    again, _, segments = _restart(folder, counting_embedder)
+    assert again.chunk_count > 0  # mapped at once, checked off the start path
     with caplog.at_level(logging.WARNING):
         changed, gone = again.stale(_live(analyses))
     assert "checksum" in caplog.text and "rebuilding from the embedding cache" in caplog.text
@@ -149,26 +165,25 @@ def test_a_corrupt_container_is_detected_and_the_vectors_rebuilt(
     assert [[h[:2] for h in hits] for hits in rebuilt] == [[h[:2] for h in hits] for hits in before]
     assert all(abs(a[2] - b[2]) < 5e-3 for x, y in zip(rebuilt, before, strict=True) for a, b in zip(x, y, strict=True))
     # The damaged chain is replaced, not appended to.
-    exported = again.export()
-    assert exported.base and len(exported.containers) == 1
-    commit(store, exported)
-    assert store.manifest.chains["vectors"][0].name != record.name
+    segments.commit_chains()
+    segments.close()
+    manifest = read_manifest(folder)
+    assert manifest is not None and len(manifest.chains["vectors"]) == 1
+    assert manifest.chains["vectors"][0].name != record.name
     again.close()
-    store.close()
 
 
 def test_a_chain_of_another_model_is_not_taken(tmp_path: Path, counting_embedder: Any, analyse: Any) -> None:
     analyses = {path: analyse(path, text) for path, text in FILES.items()}
-    folder = tmp_path / "index"
-    store = SegmentStore(folder, "schema", "fingerprint")
+    store = SegmentStore(tmp_path / "index", "schema", "fingerprint")
     retriever = SemanticRetriever(counting_embedder)
     retriever.apply(ChangeBatch(updated=tuple(analyses.values())))
-    arrays, meta = retriever.export().containers[0]
+    arrays, meta = retriever.chain.export().containers[0]
     record = store.write(store.new_id(), "vectors", arrays, {**meta, "model": "someone-else"})
     retriever.close()
     other = SemanticRetriever(counting_embedder)
     assert not other.open([store.open(record)])
-    assert other.chunk_count == 0 and other.export().base
+    assert other.chunk_count == 0 and other.chain.export().base
     assert sorted(other.stale(_live(analyses))[0]) == sorted(analyses)
     other.close()
     store.close()

@@ -9,10 +9,9 @@ import pytest
 
 from maguyva_lsp.embed.base import Embeddings, pack_signs, unit_rows
 from maguyva_lsp.index import vectors
+from maguyva_lsp.index.vector_part import FileRows, RowRef
 from maguyva_lsp.index.vectors import (
     BinaryVectorStore,
-    FileRows,
-    RowRef,
     hamming_distances,
     nearest_rows,
     quantize_int8,
