@@ -63,6 +63,7 @@ class Engine:
         self.text = TextRetriever(self.segments)
         self.structural = StructuralRetriever()
         self.graph = GraphRetriever()
+        self.segments.attach_chain(self.graph)  # its stored state, before any batch; written with every commit
         semantic_dir = self.index_dir / "semantic" if self.segments.writable else None
         self.semantic = SemanticRetriever(embedder, store_dir=semantic_dir)
         self.retrievers: dict[Modality, Retriever] = {

@@ -18,7 +18,7 @@ from maguyva_lsp.config import Settings
 from maguyva_lsp.failures import BACKGROUND
 from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.index.file_table import FileTable
-from maguyva_lsp.index.segment_set import MAX_SEGMENTS, MergePlan, Segments
+from maguyva_lsp.index.segment_set import MAX_SEGMENTS, MergePlan, Segments, StoredFile
 from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, Modality, SourceFile
 from maguyva_lsp.retrieve.base import Retriever
@@ -41,6 +41,20 @@ MAX_SEGMENT_FILES = 512
 # An index run that loads or analyses at least this many files runs with the cyclic collector paused and freezes what
 # it built (heap.py): the index makes no cycles, and full collections rescanning its objects cost seconds.
 LARGE_INDEX_FILES = 500
+
+
+def _combined(batches: Sequence[ChangeBatch]) -> ChangeBatch:
+    """Consecutive batches as one: each path's last state (analysed, or removed)."""
+    latest: dict[str, FileAnalysis | None] = {}
+    for batch in batches:
+        for path in batch.removed:
+            latest[path] = None
+        for analysis in batch.updated:
+            latest[analysis.path] = analysis
+    return ChangeBatch(
+        updated=tuple(a for a in latest.values() if a is not None),
+        removed=tuple(p for p, a in latest.items() if a is None),
+    )
 
 
 def segment_groups(files: Sequence[SourceFile]) -> list[list[SourceFile]]:
@@ -116,6 +130,7 @@ class IndexWriter:
         self._fed = tuple(fed)
         self._follow = tuple(follow)
         self._deferred: list[ChangeBatch] | None = None  # during a run: what the follow retrievers get at its end
+        self._stored_follow: dict[int, list[ChangeBatch]] = {}  # during a run: stored files they lack, by retriever
         self.catching_up: frozenset[Modality] = frozenset()  # modalities not yet current during a run
         self._lane = semantic_lane
         self._known: set[str] = set()  # paths the fed retrievers hold (they learn of stored files at the first run)
@@ -166,13 +181,13 @@ class IndexWriter:
                 kept.append(path)
             else:
                 to_analyze.append(file)
-        unfed = [p for p in kept if p not in self._known] if self._fed or self._follow else []
-        large = len(unfed) + len(to_analyze) >= LARGE_INDEX_FILES
+        needs = self._stored_needs(kept, stored, set(current))
+        large = len(set().union(*(w for w, _ in needs.values()))) + len(to_analyze) >= LARGE_INDEX_FILES
         with collector_paused(freeze=True) if large else contextlib.nullcontext():
             if gone:
                 self.apply(ChangeBatch(removed=tuple(gone)))
                 self.counters.removed += len(gone)
-            unreadable = self._feed_stored(unfed, report) if unfed else set()
+            unreadable = self._feed_stored(needs, report)
             # Stored files the segments could not give back are analysed afresh.
             to_analyze.extend(current[p] for p in unreadable)
             if not self.indexed_once:
@@ -181,35 +196,66 @@ class IndexWriter:
         report(IndexProgress("indexed", len(current), len(current), ready=("text", "structural")))
 
     def _catch_up(self, report: ProgressCallback) -> None:
-        """Give the follow retrievers the run's changes as one batch (the graph resolves names once)."""
+        """Give each follow retriever the stored files it lacked and the run's changes, as one batch (the graph
+        resolves names once)."""
         batches = self._deferred or []
         self._deferred = None
-        if not batches or not self._follow:
-            return
-        latest: dict[str, FileAnalysis | None] = {}
-        for batch in batches:
-            for path in batch.removed:
-                latest[path] = None
-            for analysis in batch.updated:
-                latest[analysis.path] = analysis
-        combined = ChangeBatch(
-            updated=tuple(a for a in latest.values() if a is not None),
-            removed=tuple(p for p, a in latest.items() if a is None),
-        )
-        names = ", ".join(r.name for r in self._follow)
-        report(IndexProgress(f"resolving {names}", 0, len(combined.updated), ready=("text", "structural")))
-        self._feed(self._follow, combined)
+        stored, self._stored_follow = self._stored_follow, {}
+        for retriever in self._follow:
+            combined = _combined([*stored.get(id(retriever), []), *batches])
+            if not combined.updated and not combined.removed:
+                continue
+            report(IndexProgress(f"resolving {retriever.name}", 0, len(combined.updated), ready=("text", "structural")))
+            self._feed((retriever,), combined)
+        self.segments.commit_chains()  # the caught-up state reaches the store with the segments it matches
 
-    def _feed_stored(self, paths: list[str], report: ProgressCallback) -> set[str]:
-        """Hand stored files to the retrievers that take batches (the others read the segments directly); returns
-        the paths whose analysis could not be rebuilt."""
-        report(IndexProgress("loading", 0, len(paths)))
+    def _stored_needs(
+        self, kept: list[str], stored: dict[str, StoredFile], scanned: set[str]
+    ) -> dict[int, tuple[set[str], list[str]]]:
+        """Per retriever taking batches (by id; 0 for the semantic lane): the stored, unchanged files it lacks, and
+        the paths it holds that are no longer indexed. A retriever that persists itself (`file_versions`: path →
+        content hash of what it holds) lacks only the files whose version differs; the others lack every file they
+        have not been given in this process."""
+        needs: dict[int, tuple[set[str], list[str]]] = {0: ({p for p in kept if p not in self._known}, [])}
+        for retriever in (*self._fed, *self._follow):
+            versions = getattr(retriever, "file_versions", None)
+            if not callable(versions):
+                needs[id(retriever)] = (needs[0][0], [])
+                continue
+            held: dict[str, str] = versions()
+            wanted = {p for p in kept if held.get(p) != stored[p].content_hash}
+            removed = [p for p in held if p not in stored and p not in scanned]
+            needs[id(retriever)] = (wanted, removed)
+        return needs
+
+    def _feed_stored(self, needs: dict[int, tuple[set[str], list[str]]], report: ProgressCallback) -> set[str]:
+        """Hand stored files to what takes batches (the fed retrievers now, the follow ones at the run's end, the
+        semantic lane); returns the paths whose analysis could not be rebuilt."""
+        wanted = sorted(set().union(*(w for w, _ in needs.values())))
+        if not wanted and not any(r for _, r in needs.values()):
+            return set()
+        report(IndexProgress("loading", 0, len(wanted)))
         # A stored analysis describes the same bytes (same size and mtime), refined language and class included.
-        # One batch: decoding is the slow part, and one batch lets the graph resolve names once.
-        batch = tuple(self.segments.load(paths))
-        self.apply(ChangeBatch(updated=batch), indexed=True)
-        report(IndexProgress("loading", len(batch), len(paths)))
-        return set(paths) - {a.path for a in batch}
+        analyses = {a.path: a for a in self.segments.load(wanted)}
+
+        def batch_for(key: int) -> ChangeBatch:
+            paths, removed = needs[key]
+            return ChangeBatch(tuple(analyses[p] for p in sorted(paths) if p in analyses), tuple(removed))
+
+        for retriever in self._fed:
+            self._feed((retriever,), batch_for(id(retriever)))
+        for retriever in self._follow:
+            batch = batch_for(id(retriever))
+            if self._deferred is None:
+                self._feed((retriever,), batch)
+            else:
+                self._stored_follow.setdefault(id(retriever), []).append(batch)
+        lane = batch_for(0)
+        if lane.updated:
+            self._lane.submit(lane)
+        self._known.update(a.path for a in lane.updated)
+        report(IndexProgress("loading", len(analyses), len(wanted)))
+        return set(wanted) - set(analyses)
 
     def _analyze_and_apply(self, files: list[SourceFile], report: ProgressCallback) -> None:
         if self._analyzer.parallel(len(files)):

@@ -305,3 +305,32 @@ def test_progress_lines_say_which_modalities_are_ready() -> None:
     line = IndexProgress("resolving graph", 0, 10, ready=("text", "structural")).describe()
     assert line == "resolving graph 0/10 files; text, structural ready"
     assert IndexProgress("done", 0, 0, ready=("text",)).describe() == "done"
+
+
+def test_a_warm_start_gives_the_graph_only_what_it_lacks(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    write_tree(root, FILES)
+    first = new_engine(root, tmp_path)
+    first.index()
+    before = snapshot(first)
+    first.close()
+    (root / "app" / "config.py").write_text(FILES["app/config.py"] + "\n\ndef reload_config():\n    return 1\n")
+    second = new_engine(root, tmp_path)
+    fed: list[int] = []
+    original = second.graph.apply
+    second.graph.apply = lambda batch: (fed.append(len(batch.updated)), original(batch))[1]  # type: ignore[method-assign]
+    try:
+        second.index()
+        # The edited file (and README.md, a file the graph holds nothing of) reach the graph; the rest comes from
+        # its stored chain.
+        assert len(fed) == 1 and fed[0] <= 2
+        assert second.search("who calls load_config").to_json()["results"]
+    finally:
+        second.close()
+    (root / "app" / "config.py").write_text(FILES["app/config.py"])
+    third = new_engine(root, tmp_path)
+    try:
+        third.index()
+        assert snapshot(third) == before
+    finally:
+        third.close()
