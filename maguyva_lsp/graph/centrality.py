@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-import scipy.sparse as sp
 
 from maguyva_lsp.graph.strings import NO_STRING, StringTable
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # scipy is imported where PageRank is computed: a warm open reads stored values and never needs it
+    import scipy.sparse as sp
+
     from maguyva_lsp.graph.snapshot import GraphSnapshot
 
 DAMPING = 0.85  # the probability of following an edge rather than jumping anywhere (Brin & Page)
@@ -195,6 +196,15 @@ def compute_centrality(snapshot: GraphSnapshot) -> CentralityScores:
     """PageRank and degrees of a snapshot. A test file's uses do not vote: a helper that a thousand tests call is not a
     hub of the code base (its nodes keep their share; impact still follows those uses, which stay in the snapshot)."""
     size = snapshot.slot_count
+    if size == 0:  # nothing indexed yet: no matrix (and no scipy import for an empty graph)
+        empty = np.zeros(0)
+        files = np.zeros(snapshot.file_bases[-1])
+        no_degree = np.zeros(0, dtype=np.int64)
+        return CentralityScores(
+            snapshot.strings, snapshot.node_slot, snapshot.file_slot, empty, no_degree, no_degree, files
+        )
+    import scipy.sparse as sp
+
     live = snapshot.live_nodes()
     uses = live_uses(snapshot)
     voting = uses.voting
