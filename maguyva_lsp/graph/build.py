@@ -21,17 +21,18 @@ import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.graph.centrality import CentralityScores, compute_centrality, live_uses
+from maguyva_lsp.graph.inputs import GraphInput, GraphSourceError, ReferenceSource
 from maguyva_lsp.graph.model import EdgeSite, SymbolNode
-from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleKey, is_init_file, module_keys, system_of
+from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleKey, is_init_file, module_keys
 from maguyva_lsp.graph.persist import export_base, export_delta, open_chain
-from maguyva_lsp.graph.records import DepKey, FileRecord, build_record, changed_keys
+from maguyva_lsp.graph.records import DepKey, FileRecord, build_record, changed_keys, make_record
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
 from maguyva_lsp.graph.segment import FileEntry, GraphSegment, SegmentBuilder
 from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.graph.strings import StringTable
 from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.index.segment_parts import ChainExport
-from maguyva_lsp.model import ChangeBatch, FileAnalysis, PathClass
+from maguyva_lsp.model import ChangeBatch, PathClass
 from maguyva_lsp.scan.classify import classify_path
 from maguyva_lsp.store.container import Container
 
@@ -95,8 +96,10 @@ class ResolutionIndex:
         snapshot: GraphSnapshot,
         overlay: dict[str, FileRecord | None],
         keys: dict[str, tuple[ModuleKey, ...]] | None = None,
+        source: ReferenceSource | None = None,
     ) -> None:
         self.snapshot = snapshot
+        self.source = source
         self.overlay = overlay
         self.memo: dict[tuple[object, ...], tuple[list[str], frozenset[DepKey]]] = {}
         self.module_keys: dict[str, tuple[ModuleKey, ...]] = dict(keys or {})  # files whose keys are not stored
@@ -146,9 +149,8 @@ class ResolutionIndex:
         """A file's record with every use, to resolve it."""
         record = self.records.get(path)
         if record is not None and not record.complete:
-            record = self.snapshot.record(path)
-            if record is not None:
-                self.records[path] = record
+            record = complete_record(self.snapshot, path, self.source)
+            self.records[path] = record
         return record
 
     def named(self, name: str) -> frozenset[str]:
@@ -215,6 +217,20 @@ class ResolutionIndex:
         return is_init_file(init, self.system(init))
 
 
+def complete_record(snapshot: GraphSnapshot, path: str, source: ReferenceSource | None) -> FileRecord:
+    """A stored file's record with every reference: its own, or (stored with imports and bases only) the source's
+    references of the very version the graph holds."""
+    record = snapshot.record(path)
+    if record is None:
+        raise KeyError(path)
+    if record.complete:
+        return record
+    references = source(path, record.content_hash) if source is not None else None
+    if references is None:
+        raise GraphSourceError(f"no references of {path} (content {record.content_hash}) to resolve it again")
+    return make_record(record.module_node, record.symbols, references, content_hash=record.content_hash)
+
+
 def _stored_record(snapshot: GraphSnapshot, overlay: dict[str, FileRecord | None], path: str) -> FileRecord | None:
     """A stored file's record as other files' resolution reads it (without its own uses)."""
     return None if path in overlay else snapshot.record(path, complete=False)
@@ -238,12 +254,6 @@ def _stored_named(
             stored.add(node.node_id)
             nodes.setdefault(node.node_id, node)
     return frozenset(stored | own.get(name, set())) or None
-
-
-def _belongs(analysis: FileAnalysis) -> bool:
-    """Files the graph holds: code with a module system (even an empty `__init__.py` makes a package), or with
-    definitions or references. Prose, data and configuration files would only add isolated nodes."""
-    return system_of(analysis.file.language) is not None or bool(analysis.definitions or analysis.references)
 
 
 def _still_crowded(before: dict[str | None, int], after: dict[str | None, int], families: set[str | None]) -> bool:
@@ -293,6 +303,9 @@ class CodeGraph:
         # What the last export wrote: its base segment, the strings that base was written with, its delta.
         self._exported: tuple[GraphSegment, int, GraphSegment | None] | None = None
         self.problem: str | None = None  # why a stored chain could not be used, for the status
+        # Where stored files' references come from when the graph keeps only their imports and bases (the engine's
+        # segments); None: the graph stores every reference itself.
+        self.reference_source: ReferenceSource | None = None
 
     @property
     def state(self) -> GraphSnapshot:
@@ -308,17 +321,23 @@ class CodeGraph:
 
     def apply(self, batch: ChangeBatch) -> None:
         """Index the batch's files (replacing their old state) and forget its removed paths."""
+        self.apply_inputs([GraphInput.of(a) for a in batch.updated], batch.removed)
+
+    def apply_inputs(self, updated: Sequence[GraphInput], removed: Iterable[str] = ()) -> None:
+        """`apply` for files given as GraphInputs (built from stored columns, without text). Raises GraphSourceError
+        when the reference source lacks a stored file that must be resolved again; the graph is then unchanged."""
         with self._writer, collector_paused():  # resolution makes no cycles: see heap.py
-            records = [build_record(a) for a in batch.updated if _belongs(a)]
+            records = [build_record(f) for f in updated if f.belongs]
             # A file that no longer belongs (its code is gone) leaves like a removed one.
-            removed = {*batch.removed, *(a.path for a in batch.updated if not _belongs(a))}
+            gone = {*removed, *(f.path for f in updated if not f.belongs)}
             state = self.state
             known = state.file_count
-            touched = len(records) + len(removed)
+            touched = len(records) + len(gone)
+            source = self.reference_source
             if not known or touched > REBUILD_FRACTION * known:
-                snapshot = _rebuild(state, records, removed)
+                snapshot = _rebuild(state, records, gone, source)
             else:
-                snapshot = _update(state, records, removed)
+                snapshot = _update(state, records, gone, source)
             self._view = (snapshot, compute_centrality(snapshot))
 
     # ---- persistence: a chain part of the segment store (index/segment_parts.py; formats in persist.py) --------
@@ -400,18 +419,20 @@ class CodeGraph:
         return {edge: tuple(sites) for edge, sites in out.items()}
 
 
-def _rebuild(state: GraphSnapshot, records: list[FileRecord], removed: set[str]) -> GraphSnapshot:
+def _rebuild(
+    state: GraphSnapshot, records: list[FileRecord], removed: set[str], source: ReferenceSource | None
+) -> GraphSnapshot:
     """A fresh snapshot of every file: the batch's records and the others' as stored, resolved in path order."""
     new = {r.path: r for r in records}
-    kept = {p: state.record(p) for p in state.paths() if p not in new and p not in removed}
-    overlay: dict[str, FileRecord | None] = {p: r for p, r in kept.items() if r is not None}
+    kept = {p: complete_record(state, p, source) for p in state.paths() if p not in new and p not in removed}
+    overlay: dict[str, FileRecord | None] = dict(kept)
     overlay.update(new)
     fresh = StringTable.empty()
     packages = {p.rpartition("/")[0] for p, r in overlay.items() if r is not None and is_init_file(p, r.system)}
     packages.discard("")  # the workspace root is never a package, as for Python itself
     keys = {p: module_keys(p, r.system, packages.__contains__) for p, r in overlay.items() if r is not None}
-    index = ResolutionIndex(empty_snapshot(fresh), overlay, keys)
-    builder = SegmentBuilder(fresh)
+    index = ResolutionIndex(empty_snapshot(fresh), overlay, keys, source)
+    builder = SegmentBuilder(fresh, outward_only=source is not None)
     for path in sorted(overlay):
         record = overlay[path]
         if record is not None:
@@ -421,7 +442,9 @@ def _rebuild(state: GraphSnapshot, records: list[FileRecord], removed: set[str])
     return GraphSnapshot.make(fresh, [segment], [np.ones(segment.file_count, dtype=bool)])
 
 
-def _update(state: GraphSnapshot, records: list[FileRecord], removed: set[str]) -> GraphSnapshot:
+def _update(
+    state: GraphSnapshot, records: list[FileRecord], removed: set[str], source: ReferenceSource | None
+) -> GraphSnapshot:
     """Replace the batch's files and re-resolve the files whose answers they change; a new delta segment."""
     new_records = {r.path: r for r in records}
     gone = {p for p in removed if p not in new_records and state.has_file(p)}
@@ -436,7 +459,7 @@ def _update(state: GraphSnapshot, records: list[FileRecord], removed: set[str]) 
     crowded_before = _crowding(before, keys)
     overlay: dict[str, FileRecord | None] = {p: new_records.get(p) for p in paths}
     new_keys, module_changes = _module_changes(state, before, overlay)
-    after = ResolutionIndex(state, overlay, new_keys)
+    after = ResolutionIndex(state, overlay, new_keys, source)
     keys |= module_changes
     crowded_after = _crowding(after, keys)
     keys -= {k for k in crowded_before if _still_crowded(crowded_before[k], crowded_after[k], families)}
@@ -458,7 +481,7 @@ def _update(state: GraphSnapshot, records: list[FileRecord], removed: set[str]) 
         if path not in entries and path not in overlay and (where := state.file_location(path)) is not None:
             entries[path] = state.segments[where[0]].entry(state.strings, where[1], path_keys)
     log.debug("graph batch: %d files re-resolved", len(affected))
-    return _with_delta(state, entries, resolved, gone)
+    return _with_delta(state, entries, resolved, gone, outward_only=source is not None)
 
 
 def _module_changes(
@@ -494,7 +517,12 @@ def _module_changes(
 
 
 def _with_delta(
-    state: GraphSnapshot, entries: dict[str, FileEntry], resolved: dict[str, FileEntry], gone: Iterable[str]
+    state: GraphSnapshot,
+    entries: dict[str, FileEntry],
+    resolved: dict[str, FileEntry],
+    gone: Iterable[str],
+    *,
+    outward_only: bool,
 ) -> GraphSnapshot:
     """The state with these files (re)written into a new delta segment and the gone ones dropped; the delta is
     merged into the base when it has grown large. `resolved` files keep their stored rows but their uses."""
@@ -507,7 +535,7 @@ def _with_delta(
             if path in resolved:
                 stored[where[0]].append((where[1], resolved[path]))
     strings = state.strings
-    builder = SegmentBuilder(strings)
+    builder = SegmentBuilder(strings, outward_only=outward_only)
     base: GraphSegment | None = state.segments[0] if state.segments else None
     if len(state.segments) > 1:
         builder.copy(state.segments[1], live[1])

@@ -10,9 +10,10 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from maguyva_lsp.graph.inputs import GraphInput
 from maguyva_lsp.graph.model import CLASS_KINDS, MODULE_KIND, SymbolNode, module_id, symbol_id
 from maguyva_lsp.graph.modules import python_components, separator, system_of
-from maguyva_lsp.model import Definition, FileAnalysis, Reference, Span
+from maguyva_lsp.model import Definition, Reference, Span
 
 # A dependency a file's resolution consulted: ("t", path, name) a file's top-level definition of a name, ("q", path,
 # qualified name) one definition, ("g", name) / ("mb", name) the project's top-level / member definitions of a name,
@@ -51,13 +52,11 @@ class FileRecord:
         return [self.module_node.node_id, *(n.node_id for n in self.symbols.values())]
 
 
-def build_record(analysis: FileAnalysis) -> FileRecord:
+def build_record(file: GraphInput) -> FileRecord:
     """The record of one analysed file."""
-    path = analysis.path
-    language = analysis.file.language
-    module_node = _module_node(path, language, analysis.text)
-    symbols = _symbols(path, language, analysis.definitions)
-    return make_record(module_node, symbols, analysis.references, content_hash=analysis.content_hash)
+    module_node = _module_node(file.path, file.language, file.lines)
+    symbols = _symbols(file.path, file.language, file.definitions)
+    return make_record(module_node, symbols, file.references, content_hash=file.content_hash)
 
 
 def make_record(
@@ -90,7 +89,7 @@ def make_record(
     )
 
 
-def _module_node(path: str, language: str | None, text: str) -> SymbolNode:
+def _module_node(path: str, language: str | None, lines: int) -> SymbolNode:
     stem = posixpath.basename(path).split(".")[0]
     if language == "python":
         name = ".".join(python_components(path)) or stem
@@ -100,7 +99,6 @@ def _module_node(path: str, language: str | None, text: str) -> SymbolNode:
             if stem not in ("index", "mod", "lib", "main", "__init__")
             else posixpath.basename(posixpath.dirname(path)) or stem
         )
-    lines = text.count("\n")
     whole = Span(0, 0, lines, 0)
     return SymbolNode(
         node_id=module_id(path),

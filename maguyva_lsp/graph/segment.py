@@ -27,7 +27,7 @@ from maguyva_lsp.graph.model import (
 from maguyva_lsp.graph.modules import ModuleKey
 from maguyva_lsp.graph.records import DepKey, FileRecord, make_record
 from maguyva_lsp.graph.strings import NO_STRING, StringTable
-from maguyva_lsp.model import Reference, Span
+from maguyva_lsp.model import Reference, ReferenceKind, Span
 from maguyva_lsp.tokens import split_identifier
 
 Array = npt.NDArray[Any]
@@ -44,6 +44,7 @@ COLUMNS: dict[str, tuple[np.dtype[Any], int]] = {
     "files.lines": (_I32, 0),
     "files.test": (_U8, 0),  # a test path: its uses do not vote in PageRank
     "files.hash": (_I32, 0),  # the analysed content's hash
+    "files.complete": (_U8, 0),  # every reference stored; 0: only imports and base-class lists (a source has the rest)
     "nodes.id": (_I32, 0),
     "nodes.name": (_I32, 0),
     "nodes.qual": (_I32, 0),
@@ -91,7 +92,8 @@ _REFERENCE_KIND_CODE = {k: i for i, k in enumerate(REFERENCE_KINDS)}
 _EDGE_KIND_CODE = {k: i for i, k in enumerate(EDGE_KINDS)}
 _RESOLUTION_CODE = {r: i for i, r in enumerate(RESOLUTIONS)}
 # The references other files' resolution reads of a file: its imports (bindings, re-exports) and base-class lists.
-_OUTWARD_REFERENCE_CODES = np.array([_REFERENCE_KIND_CODE["import"], _REFERENCE_KIND_CODE["inherit"]], dtype=np.uint8)
+OUTWARD_REFERENCE_KINDS: frozenset[ReferenceKind] = frozenset({"import", "inherit"})
+_OUTWARD_REFERENCE_CODES = np.array([_REFERENCE_KIND_CODE[k] for k in sorted(OUTWARD_REFERENCE_KINDS)], dtype=np.uint8)
 # Dependency keys packed in a (non-negative) int64: 4 bits of tag, then two string ids (+1, so that "none" is 0) of
 # 29 bits each.
 DEP_TAGS: tuple[str, ...] = ("t", "q", "g", "mb", "n", "m", "i", "b", "d")
@@ -206,7 +208,10 @@ class _Rows:
 class SegmentBuilder:
     """Builds a segment from encoded files (`add`) and from files of older segments (`copy`), in call order."""
 
-    def __init__(self, strings: StringTable) -> None:
+    def __init__(self, strings: StringTable, *, outward_only: bool = False) -> None:
+        """`outward_only`: files added are stored with their imports and base-class lists only (the engine's
+        segments hold every reference; the graph reads them through its reference source)."""
+        self.outward_only = outward_only
         self.strings = _InterningCache(strings)
         self._parts: list[dict[str, Array]] = []
         self._rows = _Rows()
@@ -241,6 +246,7 @@ class SegmentBuilder:
         c["files.lines"].append(record.module_node.span.end_line)
         c["files.test"].append(1 if entry.test else 0)
         c["files.hash"].append(strings.intern(record.content_hash))
+        c["files.complete"].append(1 if record.complete and not self.outward_only else 0)
         for node in (record.module_node, *record.symbols.values()):
             c["nodes.id"].append(strings.intern(node.node_id))
             c["nodes.name"].append(strings.intern(node.name))
@@ -253,7 +259,10 @@ class SegmentBuilder:
             flags = (NODE_MEMBER if node.member else 0) | (NODE_TOPLEVEL if node.toplevel else 0)
             c["nodes.flags"].append(flags | (NODE_MODULE if node.is_module else 0))
             c["nodes.file"].append(file_row)
-        for ref in record.references:
+        references = record.references
+        if self.outward_only:
+            references = tuple(r for r in references if r.kind in OUTWARD_REFERENCE_KINDS)
+        for ref in references:
             c["refs.name"].append(strings.intern(ref.name))
             c["refs.kind"].append(_REFERENCE_KIND_CODE[ref.kind])
             c["refs.span"].extend(_span(ref.span))
@@ -499,11 +508,13 @@ class GraphSegment:
 
     def record(self, strings: StringTable, file_row: int, *, complete: bool = True) -> FileRecord:
         """The file's record, as `build_record` made it from the analysis; `complete=False` reads only the imports
-        and base-class lists among its references (what other files' resolution reads of it)."""
+        and base-class lists among its references (what other files' resolution reads of it). A file stored without
+        its other references gives an incomplete record either way (`FileRecord.complete` says which)."""
         path = self.path(strings, file_row)
         start, end = self.span_of("nodes", file_row)
         nodes = self.symbol_nodes(strings, start, end, path)
         symbols = {n.qualified_name: n for n in nodes[1:]}
+        complete = complete and bool(self.arrays["files.complete"][file_row])
         references = self.references(strings, file_row, path, complete=complete)
         content_hash = strings.text(int(self.arrays["files.hash"][file_row]))
         return make_record(nodes[0], symbols, references, complete, content_hash)

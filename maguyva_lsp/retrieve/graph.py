@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from maguyva_lsp.graph import queries
 from maguyva_lsp.graph.build import CodeGraph
 from maguyva_lsp.graph.centrality import CentralityScores
+from maguyva_lsp.graph.inputs import GraphInput, ReferenceSource
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH, SymbolNode, Use
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES
 from maguyva_lsp.graph.snapshot import GraphSnapshot
@@ -78,6 +79,15 @@ class GraphRetriever:
 
     def apply(self, batch: ChangeBatch) -> None:
         self.graph.apply(batch)
+
+    def apply_inputs(self, updated: Sequence[GraphInput], removed: Sequence[str] = ()) -> None:
+        """`apply` for files given without text (GraphInput, e.g. built from the segments' columns)."""
+        self.graph.apply_inputs(updated, removed)
+
+    def set_reference_source(self, source: ReferenceSource | None) -> None:
+        """Where the references of stored files come from (the engine's segments): the graph then stores only each
+        file's imports and base-class lists. Takes effect for files written from now on."""
+        self.graph.reference_source = source
 
     # ---- the ranked list for fusion -----------------------------------------------------------------------------
     def search(self, query: RetrievalQuery, limit: int) -> list[Hit]:
