@@ -157,6 +157,23 @@ class ResolutionIndex:
         """Ids of the definitions (not file nodes) with this name."""
         return self.by_name.get(name) or frozenset()
 
+    def family_counts(self, name: str, *, members: bool) -> dict[str | None, int]:
+        """The class members (or top-level definitions) with this name, counted per language family of their files."""
+        counts = self.snapshot.family_counts(name, members=members, hidden=self._hidden())
+        for node_id in self._own_named.get(name, ()):
+            node = self.nodes[node_id]
+            known, family = self.family(node.path)
+            if known and (node.member if members else node.toplevel):
+                counts[family] = counts.get(family, 0) + 1
+        return counts
+
+    def _hidden(self) -> npt.NDArray[np.int32]:
+        """String ids of the overlay's paths (their stored copies are hidden in this pass)."""
+        if self._hidden_paths is None:
+            strings = self.snapshot.strings
+            self._hidden_paths = np.array([strings.find(p) for p in self.overlay], dtype=np.int32)
+        return self._hidden_paths
+
     def named_in(self, name: str, family: str | None, *, members: bool) -> list[str]:
         """Ids of the members of classes (or the top-level definitions) with this name in files of this language
         family, sorted: what `by_name` filtered by node and file would give, read from the columns at once."""
@@ -166,10 +183,7 @@ class ResolutionIndex:
             for n in self._own_named.get(name, ())
             if (own[n].member if members else own[n].toplevel) and self.family(own[n].path) == (True, family)
         ]
-        if self._hidden_paths is None:
-            strings = self.snapshot.strings
-            self._hidden_paths = np.array([strings.find(p) for p in self.overlay], dtype=np.int32)
-        found.extend(self.snapshot.named_in(name, family, members=members, hidden=self._hidden_paths))
+        found.extend(self.snapshot.named_in(name, family, members=members, hidden=self._hidden()))
         return sorted(found)
 
     def _facts(self, path: str) -> tuple[bool, str | None, str | None]:
@@ -265,18 +279,7 @@ def _still_crowded(before: dict[str | None, int], after: dict[str | None, int], 
 def _crowding(index: ResolutionIndex, keys: set[DepKey]) -> dict[DepKey, dict[str | None, int]]:
     """For project-wide name lookups (top-level or member definitions of a name), the candidates per language
     family: past MAX_CANDIDATES they give no edges, so a change among them changes no answer."""
-    out: dict[DepKey, dict[str | None, int]] = {}
-    for key in keys:
-        if key[0] not in ("g", "mb"):
-            continue
-        counts: dict[str | None, int] = defaultdict(int)
-        for node_id in index.named(str(key[1])):
-            node = index.nodes[node_id]
-            known, family = index.family(node.path)
-            if (node.member if key[0] == "mb" else node.toplevel) and known:
-                counts[family] += 1
-        out[key] = counts
-    return out
+    return {key: index.family_counts(str(key[1]), members=key[0] == "mb") for key in keys if key[0] in ("g", "mb")}
 
 
 def _is_test(path: str) -> bool:

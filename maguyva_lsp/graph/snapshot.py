@@ -250,6 +250,30 @@ class GraphSnapshot:
             out.extend(self.strings.text(n) for n in a["nodes.id"][rows[keep]].tolist())
         return out
 
+    def family_counts(self, name: str, *, members: bool, hidden: IntArray) -> dict[str | None, int]:
+        """How many live members of classes (or top-level definitions) have this name, per language family of their
+        files, leaving out the files whose path ids are in `hidden` (counted from the columns, no objects)."""
+        sid = self._sid(name)
+        if sid == NO_STRING:
+            return {}
+        sort = NODE_MEMBER if members else NODE_TOPLEVEL
+        counts: dict[str | None, int] = {}
+        for segment, live in zip(self.segments, self.live, strict=True):
+            rows = segment.lookup("name", sid)
+            if not len(rows):
+                continue
+            a = segment.arrays
+            files = a["nodes.file"][rows]
+            keep = live[files] & ((a["nodes.flags"][rows] & sort) != 0)
+            if len(hidden):
+                keep &= ~np.isin(a["files.path"][files], hidden)
+            systems = a["files.system"][files[keep]]
+            families = np.where(systems != NO_STRING, systems, a["files.language"][files[keep]])
+            for family, count in zip(*np.unique(families, return_counts=True), strict=True):
+                key = self.strings.text_or_none(int(family))
+                counts[key] = counts.get(key, 0) + int(count)
+        return counts
+
     def named_ids(self, name: str) -> list[tuple[str, str]]:
         """(node id, path) of the live definitions with this name."""
         out: list[tuple[str, str]] = []
