@@ -1,143 +1,197 @@
-"""Posting sets keyed by string, with a sorted key list for prefix ranges: the building block of the symbol table.
+"""The building blocks of the symbol part: sorted string vocabularies searched on their bytes, and CSR posting lists
+(key → ascending ids) stored as plain arrays, mapped from the store or in memory.
 
-Most keys of a symbol table (names) have a single id: those are stored as a bare int (about 200 bytes less than a
-set). Keys with many ids (`test`, `self`, `name`) are stored as a compressed bitmap: about 2 bytes an id instead of
-the 30-50 of a set.
+A vocabulary keeps, beside its UTF-8 blob, the first 8 bytes of each string as a big-endian integer (its *head*):
+binary search runs in numpy on the heads and only compares bytes among the few strings that share one. UTF-8 keeps
+code-point order, so the order of the bytes is the order of the Python strings.
 """
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Collection, Iterable, Iterator
-from typing import cast
+from collections.abc import Mapping, Sequence
 
-from pyroaring import BitMap
+import numpy as np
+import numpy.typing as npt
 
-# Above this many keys added or dropped since the last settle, re-sort the key list instead of inserting one by one.
-RESORT_THRESHOLD = 512
-# A key's set of ids becomes a compressed bitmap past this size (below it, a set is small and faster to iterate).
-BITMAP_MIN_IDS = 64
+from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS, Array, encode_strings
 
-IdSet = int | set[int] | BitMap
+I32 = npt.NDArray[np.int32]
+I64 = npt.NDArray[np.int64]
+U64 = npt.NDArray[np.uint64]
+Bools = npt.NDArray[np.bool_]
 
-
-def prefix_range(keys: list[str], prefix: str) -> tuple[int, int]:
-    """The slice [lo, hi) of a sorted list whose items start with the prefix."""
-    lo = bisect.bisect_left(keys, prefix)
-    hi = bisect.bisect_left(keys, prefix + "\U0010ffff", lo)
-    return lo, hi
+HEAD_BYTES = 8
+# Every string that starts with a prefix sorts before the prefix followed by a byte UTF-8 never uses.
+_ABOVE_UTF8 = b"\xff"
+EMPTY_IDS: I32 = np.zeros(0, dtype=np.int32)
+_MAX_HEAD = (1 << 64) - 1
 
 
-def intersect(groups: Iterable[Collection[int]]) -> set[int]:
-    """The ids in every group (smallest group first, so that the work follows the rarest key)."""
-    ordered = sorted(groups, key=len)
-    if not ordered:
-        return set()
-    out = set(ordered[0])
-    for group in ordered[1:]:
-        if not out:
-            break
-        if isinstance(group, set | frozenset):
-            out.intersection_update(group)
-        else:  # a bitmap or tuple: test the few survivors against it rather than iterate all of it
-            out = {eid for eid in out if eid in group}
-    return out
+def utf8(text: str) -> bytes:
+    return text.encode(ENCODING, ENCODING_ERRORS)
 
 
-class Postings:
-    """key → ids; a key goes with its last id. `keys` is sorted as of the last `settle` (call it before letting
-    readers in); with `by_length`, so is a list of the keys of each length (shortest-first prefix search)."""
+def head_of(key: bytes) -> int:
+    return int.from_bytes(key[:HEAD_BYTES].ljust(HEAD_BYTES, b"\0"), "big")
 
-    __slots__ = ("_dirty", "by_length", "keys", "sets")
 
-    def __init__(self, *, by_length: bool = False) -> None:
-        self.sets: dict[str, IdSet] = {}
-        self.keys: list[str] = []
-        self.by_length: dict[int, list[str]] | None = {} if by_length else None
-        self._dirty: list[str] = []  # keys added or dropped since the last settle
+def heads_of(encoded: Sequence[bytes]) -> U64:
+    packed = b"".join(k[:HEAD_BYTES].ljust(HEAD_BYTES, b"\0") for k in encoded)
+    return np.frombuffer(packed, dtype=">u8").astype(np.uint64)
 
-    def add(self, key: str, eid: int) -> None:
-        ids = self.sets.get(key)
-        if ids is None:
-            self.sets[key] = eid
-            self._dirty.append(key)
-        elif isinstance(ids, int):
-            if ids != eid:
-                self.sets[key] = {ids, eid}
-        else:
-            ids.add(eid)
-            if isinstance(ids, set) and len(ids) > BITMAP_MIN_IDS:
-                self.sets[key] = BitMap(ids)
 
-    def discard(self, key: str, eid: int) -> None:
-        ids = self.sets.get(key)
-        if ids is None:
-            return
-        if isinstance(ids, int):
-            if ids == eid:
-                del self.sets[key]
-                self._dirty.append(key)
-            return
-        ids.discard(eid)
-        if len(ids) == 1:
-            self.sets[key] = next(iter(ids))
+def vocabulary_arrays(name: str, strings: Sequence[str]) -> dict[str, Array]:
+    """The arrays of a vocabulary of these strings, which must be sorted and unique."""
+    blob, offsets = encode_strings(strings)
+    return {
+        f"{name}.blob": blob,
+        f"{name}.off": offsets,
+        f"{name}.head": heads_of([utf8(s) for s in strings]),
+    }
 
-    def get(self, key: str) -> Collection[int]:
-        """The ids of a key; the caller must not change what it gets."""
-        ids = self.sets.get(key)
-        if ids is None:
-            return ()
-        if isinstance(ids, int):
-            return (ids,)
-        return cast("Collection[int]", ids)  # a BitMap is one (its stubs do not say so)
 
-    def count(self, key: str) -> int:
-        ids = self.sets.get(key)
-        return 0 if ids is None else 1 if isinstance(ids, int) else len(ids)
+class Vocabulary:
+    """Sorted unique strings: find one, or the range of those that start with a prefix, in O(log n) numpy steps."""
 
-    def union_of(self, keys: Iterable[str]) -> set[int]:
-        out: set[int] = set()
-        for key in keys:
-            out.update(self.get(key))
-        return out
+    __slots__ = ("_blob", "_head", "_off", "size")
 
-    def settle(self) -> list[str]:
-        """Bring the sorted key lists up to date with the keys added and dropped since the last call; returns
-        those keys."""
-        if not self._dirty:
+    def __init__(self, blob: npt.NDArray[np.uint8], offsets: I64, heads: U64) -> None:
+        self._blob = blob
+        self._off = offsets
+        self._head = heads
+        self.size = int(heads.size)
+
+    @staticmethod
+    def of(arrays: Mapping[str, Array], name: str) -> Vocabulary:
+        return Vocabulary(arrays[f"{name}.blob"], arrays[f"{name}.off"], arrays[f"{name}.head"])
+
+    def raw(self, index: int) -> bytes:
+        return self._blob[int(self._off[index]) : int(self._off[index + 1])].tobytes()
+
+    def text(self, index: int) -> str:
+        return self.raw(index).decode(ENCODING, ENCODING_ERRORS)
+
+    def texts(self, indexes: Sequence[int] | Array) -> list[str]:
+        """The strings at these indexes (ascending, for one copy of the bytes that cover them)."""
+        index = np.asarray(indexes, dtype=np.int64)
+        if index.size == 0:
             return []
-        changed = list(dict.fromkeys(self._dirty))
-        if len(self._dirty) > RESORT_THRESHOLD:
-            self.keys = sorted(self.sets)
-            if self.by_length is not None:
-                self.by_length.clear()
-                for key in self.keys:
-                    self.by_length.setdefault(len(key), []).append(key)
-        else:
-            for key in self._dirty:  # a key may be listed twice (dropped, then added again): check its state now
-                _sync(self.keys, key, key in self.sets)
-                if self.by_length is not None:
-                    same_length = self.by_length.setdefault(len(key), [])
-                    _sync(same_length, key, key in self.sets)
-                    if not same_length:
-                        del self.by_length[len(key)]
-        self._dirty.clear()
-        return changed
+        base = int(self._off[index[0]])
+        data = self._blob[base : int(self._off[index[-1] + 1])].tobytes()
+        starts = (self._off[index] - base).tolist()
+        ends = (self._off[index + 1] - base).tolist()
+        return [data[s:e].decode(ENCODING, ENCODING_ERRORS) for s, e in zip(starts, ends, strict=True)]
 
-    def prefixed_shortest_first(self, prefix: str) -> Iterator[str]:
-        """The keys that start with the prefix, shortest first (alphabetical within a length); needs `by_length`."""
-        assert self.by_length is not None, "Postings(by_length=True) is needed for shortest-first prefix search"
-        for length in sorted(n for n in self.by_length if n >= len(prefix)):
-            same_length = self.by_length[length]
-            lo, hi = prefix_range(same_length, prefix)
-            yield from same_length[lo:hi]
+    def bisect(self, key: bytes) -> int:
+        """The position of the first string not below `key`."""
+        head = head_of(key)
+        lo = int(self._head.searchsorted(np.uint64(head)))
+        hi = self.size if head == _MAX_HEAD else int(self._head.searchsorted(np.uint64(head + 1)))
+        return self._refine(key, lo, hi)
+
+    def _refine(self, key: bytes, lo: int, hi: int) -> int:
+        while lo < hi:  # only among the strings whose first 8 bytes are the key's
+            mid = (lo + hi) // 2
+            if self.raw(mid) < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def find(self, text: str) -> int:
+        """The index of `text`, or -1."""
+        key = utf8(text)
+        i = self.bisect(key)
+        return i if i < self.size and self.raw(i) == key else -1
+
+    def prefix_range(self, prefix: str) -> tuple[int, int]:
+        """[lo, hi) of the strings that start with `prefix` (one numpy search for both ends)."""
+        key = utf8(prefix)
+        above = key + _ABOVE_UTF8
+        low, high = head_of(key), head_of(above)
+        if high == _MAX_HEAD:
+            return self.bisect(key), self.bisect(above)
+        bounds = self._head.searchsorted(np.array([low, low + 1, high, high + 1], dtype=np.uint64)).tolist()
+        return self._refine(key, bounds[0], bounds[1]), self._refine(above, bounds[2], bounds[3])
 
 
-def _sync(keys: list[str], key: str, wanted: bool) -> None:
-    """Insert the key into, or delete it from, a sorted list so that its presence is `wanted`."""
-    i = bisect.bisect_left(keys, key)
-    present = i < len(keys) and keys[i] == key
-    if wanted and not present:
-        keys.insert(i, key)
-    elif not wanted and present:
-        del keys[i]
+class Spellings:
+    """Strings (a blob and offsets) tested against a given text as bytes, many rows at once, none decoded."""
+
+    __slots__ = ("_blob", "_off")
+
+    def __init__(self, blob: npt.NDArray[np.uint8], offsets: I64) -> None:
+        self._blob = blob
+        self._off = offsets
+
+    def starting_with(self, rows: Array, prefix: str) -> Bools:
+        """Which rows' strings start with `prefix` (UTF-8 keeps prefixes: a prefix of the text is one of the bytes)."""
+        key = np.frombuffer(utf8(prefix), dtype=np.uint8)
+        starts = self._off[rows]
+        fits = (self._off[rows + 1] - starts) >= key.size
+        if key.size == 0 or not fits.any():
+            return np.asarray(fits)
+        at = np.minimum(starts[:, None] + np.arange(key.size), max(self._blob.size - 1, 0))
+        return np.asarray(fits & (self._blob[at] == key).all(axis=1))
+
+    def equal_to(self, rows: Array, text: str) -> Bools:
+        """Which rows' strings are `text`."""
+        size = len(utf8(text))
+        return np.asarray(((self._off[rows + 1] - self._off[rows]) == size) & self.starting_with(rows, text))
+
+
+def live_counts(offsets: I64, ids: I32, alive: Bools) -> I64:
+    """Per key, how many of its ids are alive."""
+    running = np.zeros(ids.size + 1, dtype=np.int64)
+    np.cumsum(alive[ids], out=running[1:])
+    return running[offsets[1:]] - running[offsets[:-1]]
+
+
+def csr_rows(offsets: I64, values: Array, rows: Array) -> tuple[I64, Array]:
+    """The values of several CSR rows, concatenated, with the position in `rows` each value came from."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if rows.size == 1:  # the common case of a precise query: one slice
+        start, end = offsets[rows[0] : rows[0] + 2].tolist()
+        return np.zeros(end - start, dtype=np.int64), values[start:end]
+    starts, ends = offsets[rows], offsets[rows + 1]
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), values[:0]
+    owner = np.repeat(np.arange(rows.size, dtype=np.int64), lengths)
+    shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    return owner, values[np.arange(total, dtype=np.int64) + shift]
+
+
+def csr_from_pairs(keys: Array, ids: Array, key_count: int) -> tuple[I64, I32]:
+    """Group (key, id) pairs by key: the offsets (key_count + 1) and the ids, ascending within each key and unique."""
+    if keys.size == 0:
+        return np.zeros(key_count + 1, dtype=np.int64), EMPTY_IDS
+    code = np.asarray(keys, dtype=np.int64) * (int(ids.max()) + 1) + np.asarray(ids, dtype=np.int64)
+    code = np.unique(code)
+    width = int(ids.max()) + 1
+    sorted_keys, sorted_ids = code // width, code % width
+    offsets = np.zeros(key_count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sorted_keys, minlength=key_count), out=offsets[1:])
+    return offsets, sorted_ids.astype(np.int32)
+
+
+def members(ids: I32, sorted_ids: I32) -> Bools:
+    """Which of `ids` are in the ascending array `sorted_ids`."""
+    if sorted_ids.size == 0 or ids.size == 0:
+        return np.zeros(ids.size, dtype=np.bool_)
+    at = np.minimum(np.searchsorted(sorted_ids, ids), sorted_ids.size - 1)
+    return np.asarray(sorted_ids[at] == ids)
+
+
+def intersect(groups: Sequence[I32]) -> I32:
+    """The ids in every ascending group (the smallest group tested against the others)."""
+    if not groups:
+        return EMPTY_IDS
+    ordered = sorted(groups, key=len)
+    out = ordered[0]
+    for group in ordered[1:]:
+        if out.size == 0:
+            break
+        out = out[members(out, group)]
+    return out

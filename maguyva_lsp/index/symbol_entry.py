@@ -1,10 +1,9 @@
-"""What the symbol table keeps per definition (its static tie-break key: kind, path class, declaration file,
+"""What the symbol table ranks a definition by (its static tie-break key: kind, path class, declaration file,
 qualified-name length, position) and the keys it files it under (separator-free name, sub-words of name, parent and
-signature)."""
+signature), computed per distinct string when a segment's symbol part is built."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from maguyva_lsp.index.symbol_query import subwords_of
@@ -37,28 +36,12 @@ SIGNATURE_NOISE_WORDS: frozenset[str] = frozenset(
     "def self cls fn func function pub async await static public private protected final const let var void "
     "export default override virtual inline extern unsafe mut this return".split()
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """A definition with its static tie-break key and the sub-words that sub-word matching checks candidates
-    against; its other index keys are recomputed by `index_keys` when it is removed."""
-
-    definition: Definition
-    compact_len: int  # length of the separator-free name, for the length penalty
-    name_subwords: tuple[str, ...]  # interned: shared with the postings' keys
-    parent_subwords: tuple[str, ...]
-    rank: tuple[Any, ...]  # lower first
-
-
-@dataclass(frozen=True, slots=True)
-class IndexKeys:
-    """The keys a definition is filed under in the symbol table's postings."""
-
-    compact: str  # lower-case, separators dropped: `parse_config` and `parseConfig` both give `parseconfig`
-    name_subwords: tuple[str, ...]
-    parent_subwords: tuple[str, ...]
-    signature_subwords: tuple[str, ...]  # those not already among the name's
+# Mentions of a name, best first: calls and base classes say more about a symbol than plain uses, imports least.
+MENTION_KINDS: tuple[str, ...] = ("call", "inherit", "reference", "import")
+# The first four tie-breaks packed into one integer per definition (kind, path class and declaration in the high
+# bits, the qualified name's length in the low ones): comparing the integers compares the tuples.
+_QUALIFIED_LEN_BITS = 32
+_PATH_CLASS_SLOTS = 8  # more than len(PATH_CLASS_RANK) + 1
 
 
 def compact_name(name: str) -> str:
@@ -66,16 +49,18 @@ def compact_name(name: str) -> str:
     return "".join(ch for ch in name.lower() if ch.isalnum()) or name.lower()
 
 
-def index_keys(d: Definition) -> IndexKeys:
-    name_subwords = tuple(dict.fromkeys(subwords_of(d.name)))
-    skip = SIGNATURE_NOISE_WORDS.union(name_subwords)
-    signature = subwords_of(d.signature, min_length=SIGNATURE_MIN_WORD)
-    return IndexKeys(
-        compact=compact_name(d.name),
-        name_subwords=name_subwords,
-        parent_subwords=tuple(dict.fromkeys(subwords_of(d.parent or ""))),
-        signature_subwords=tuple(dict.fromkeys(w for w in signature if w not in skip)),
-    )
+def name_subwords(name: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(subwords_of(name)))
+
+
+def parent_subwords(parent: str | None) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(subwords_of(parent or "")))
+
+
+def signature_words(signature: str) -> tuple[str, ...]:
+    """The signature's sub-words worth filing (the definition's own name words are removed per definition)."""
+    words = subwords_of(signature, min_length=SIGNATURE_MIN_WORD)
+    return tuple(dict.fromkeys(w for w in words if w not in SIGNATURE_NOISE_WORDS))
 
 
 def kind_rank(kind: str) -> int:
@@ -84,34 +69,37 @@ def kind_rank(kind: str) -> int:
     return KIND_RANK_VALUE if kind in VALUE_KINDS else KIND_RANK_OTHER
 
 
+def path_class_rank(path_class: PathClass) -> int:
+    return PATH_CLASS_RANK.get(path_class, len(PATH_CLASS_RANK))
+
+
 def is_declaration_file(path: str) -> bool:
     return path.lower().endswith(DECLARATION_FILE_SUFFIXES)
+
+
+def qualified_length(name: str, parent: str | None) -> int:
+    return len(name) + (len(parent) + 1 if parent else 0)
+
+
+def rank_head(kind_rank_: int, path_rank: int, declaration: bool, qualified_len: int) -> int:
+    """The first four tie-breaks as one integer, ordered as their tuple."""
+    return ((kind_rank_ * _PATH_CLASS_SLOTS + path_rank) * 2 + int(declaration)) << _QUALIFIED_LEN_BITS | qualified_len
 
 
 def rank_key(d: Definition, path_class: PathClass) -> tuple[Any, ...]:
     """Tie-breaks after the match score: kind, path class, implementation before declaration file, shorter
     qualified name, then path and position (and name, parent and kind, so that the order is total and a fresh build
-    ranks exactly like an incremental one)."""
-    qualified_len = len(d.name) + (len(d.parent) + 1 if d.parent else 0)
+    ranks exactly like an incremental one). The symbol part stores this order as one integer per definition
+    (`symbol_part`); this tuple is its definition."""
     return (
         kind_rank(d.kind),
-        PATH_CLASS_RANK.get(path_class, len(PATH_CLASS_RANK)),
+        path_class_rank(path_class),
         is_declaration_file(d.path),
-        qualified_len,
+        qualified_length(d.name, d.parent),
         d.path,
         d.name_span.start_line,
         d.name_span.start_col,
         d.name,
         d.parent or "",
         d.kind,
-    )
-
-
-def make_entry(d: Definition, path_class: PathClass, keys: IndexKeys) -> Entry:
-    return Entry(
-        definition=d,
-        compact_len=len(keys.compact),
-        name_subwords=keys.name_subwords,
-        parent_subwords=keys.parent_subwords,
-        rank=rank_key(d, path_class),
     )

@@ -70,19 +70,24 @@ class SymbolQuery:
         return _DOTTED_RE.fullmatch(self.name) is not None
 
     def qualifier_fits(self, d: Definition, *, case_sensitive: bool) -> bool:
-        """True when the definition lies in the scope the query names: its qualified name ends with the query's
-        dotted tail, or the tail ends with its qualified name and what is left ends its module or package."""
+        """True when the definition lies in the scope the query names (see `scope_fits`)."""
+        return self.scope_fits(d.path, d.qualified_name, case_sensitive=case_sensitive)
+
+    def scope_fits(self, path: str, qualified_name: str, *, case_sensitive: bool) -> bool:
+        """True when a definition of this path and qualified name lies in the scope the query names: its qualified
+        name ends with the query's dotted tail, or the tail ends with its qualified name and what is left ends its
+        module or package."""
         fold = (lambda s: s) if case_sensitive else str.lower
         tail = fold(f"{self.qualifier}.{self.name}" if self.qualifier else self.name)
-        if self.path and not _path_fits(fold(d.path), fold(self.path)):
+        if self.path and not _path_fits(fold(path), fold(self.path)):
             return False
-        qualified = fold(d.qualified_name)
+        qualified = fold(qualified_name)
         if _ends_dotted(qualified, tail):
             return True
         if self.path or not tail.endswith("." + qualified):
             return False  # a path pins the file: the rest must end the qualified name itself
         rest = tail[: -len(qualified) - 1]
-        return any(_ends_dotted(fold(scope), rest) for scope in (module_of(d.path), package_of(d.path)))
+        return any(_ends_dotted(fold(scope), rest) for scope in (module_of(path), package_of(path)))
 
 
 def _ends_dotted(scope: str, tail: str) -> bool:

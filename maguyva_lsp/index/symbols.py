@@ -1,64 +1,59 @@
-"""The symbol table: every definition of the workspace, indexed by separator-free lower-case name and by sub-word,
-answering exact, case-insensitive, qualified, prefix, sub-word and (bounded) fuzzy queries, ranked.
+"""The symbol table: every live definition of a snapshot of the segments, answering exact, case-insensitive,
+qualified, prefix, sub-word and (bounded) fuzzy queries, ranked; plus go-to-definition and per-file questions.
 
-Ranking: a match-type score from the table below, then the tie-breaks of `symbol_entry.rank_key`.
+It holds no definition itself: each segment's symbol part (symbol_part.py) is read through the snapshot the query
+starts with, dead files masked, and a `Definition` is made only for what is returned. Ranking: a match-type score
+(symbol_tiers.py), then the tie-breaks of `symbol_entry.rank_key`, stored per segment as one integer per
+definition; results of several segments are merged on those keys, so the answer is the one a single segment of the
+same files would give.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
-from maguyva_lsp.index.fuzzy import FuzzyNames
-from maguyva_lsp.index.postings import Postings, intersect, prefix_range
-from maguyva_lsp.index.symbol_entry import Entry, IndexKeys, compact_name, index_keys, make_entry
+import numpy as np
+
+from maguyva_lsp.index.postings import I32, intersect
+from maguyva_lsp.index.segment_set import Segments, SegmentSet
+from maguyva_lsp.index.symbol_entry import compact_name
+from maguyva_lsp.index.symbol_part import SYMBOL_PART, SymbolPart
 from maguyva_lsp.index.symbol_query import SymbolQuery, parse_symbol_query, subwords_of
-from maguyva_lsp.index.symbol_terms import TermFields, term_scores, top_ids
-from maguyva_lsp.model import Definition, PathClass
+from maguyva_lsp.index.symbol_segment import Live, SymbolSegment
+from maguyva_lsp.index.symbol_terms import term_scores
+from maguyva_lsp.index.symbol_tiers import (
+    CASE_INSENSITIVE,
+    EXACT,
+    FUZZY,
+    MATCH_NAMES,
+    MATCH_SCORES,
+    NORMALIZED,
+    PREFIX,
+    SEPARATOR_PREFIX,
+    SUBWORD,
+    SUBWORD_PREFIX,
+    SUBWORD_QUALIFIED,
+    Found,
+    collect,
+)
+from maguyva_lsp.model import Definition, FileAnalysis, PathClass, SourceFile
 
-# Match-type scores: a higher tier always outranks a lower one, because the length penalty below (applied to the
-# open-ended tiers) never exceeds the gap of 5 between neighbouring tiers.
-EXACT = 100.0  # the name as typed (or, for a qualified query, name and qualifier as typed)
-CASE_INSENSITIVE = 90.0  # `parseconfig` → `parseConfig`
-NORMALIZED = 80.0  # the same sub-words spelled otherwise: `parseConfig` → `parse_config`, `ParseConfig`
-PREFIX = 70.0  # the name starts with the query, ignoring case: `parseC` → `parseConfig`
-SEPARATOR_PREFIX = 60.0  # ... once separators are dropped: `parseconf` → `parse_config`
-SUBWORD = 50.0  # every query sub-word is a sub-word of the name: `configParse` → `parse_config_file`
-SUBWORD_PREFIX = 40.0  # every query sub-word begins a sub-word of the name: `parsConf` → `parse_config`
-SUBWORD_QUALIFIED = 30.0  # ... of the qualified name, one in the name itself: `parseConfig` → `ConfigParser.parse`
-FUZZY = 20.0  # the first letter, then the others in order, a bounded last resort: `pcfg` → `parse_config`
-MATCH_SCORES: dict[str, float] = {
-    "exact": EXACT,
-    "case_insensitive": CASE_INSENSITIVE,
-    "normalized": NORMALIZED,
-    "prefix": PREFIX,
-    "separator_prefix": SEPARATOR_PREFIX,
-    "subword": SUBWORD,
-    "subword_prefix": SUBWORD_PREFIX,
-    "subword_qualified": SUBWORD_QUALIFIED,
-    "fuzzy": FUZZY,
-}
-# Within an open-ended tier, each character a name has beyond the query costs this much (closer matches first)...
-LENGTH_PENALTY = 0.1
-# ... at most this much, so that a tier never sinks into the next one.
-LENGTH_PENALTY_CAP = 4.0
+__all__ = [
+    "CASE_INSENSITIVE", "EXACT", "FUZZY", "MATCH_SCORES", "NORMALIZED", "PREFIX", "QUALIFIER_MISS_FACTOR",
+    "SEPARATOR_PREFIX", "SUBWORD", "SUBWORD_PREFIX", "SUBWORD_QUALIFIED", "SymbolMatch", "SymbolSnapshot",
+    "SymbolTable",
+]  # fmt: skip
+
 # A qualified query (`Config.parse`) also answers for its last component alone (`parse` anywhere), with those
 # scores multiplied by this factor: below every definition in the named scope (those score >= CASE_INSENSITIVE).
 QUALIFIER_MISS_FACTOR = 0.5
-
-# Bounds that keep one query cheap whatever the workspace size (type-ahead runs on every keystroke).
 MAX_NAME_QUERY_CHARS = 512  # longer than any real (qualified) symbol name: such text is not a name query
-# Prefix candidates are taken shortest name first, whole lengths at a time, until this many times `limit` are in:
-# longer names of the same sub-tier only score lower. (A longer plain prefix could still outrank a shorter
-# separator-only prefix already taken; the oversampling leaves room for that.)
-PREFIX_OVERSAMPLE = 2
-SUBWORD_PREFIX_TERMS = 64  # sub-words one query sub-word may expand to as a prefix
-FUZZY_MIN_CHARS = 2  # shorter queries match too much to be worth a fuzzy scan
-FUZZY_BELOW = 5  # the fuzzy scan runs only when the tiers above found fewer results than this: a last resort
-FUZZY_MAX_KEYS = 200  # names taken from the fuzzy scan
+_QUALIFIED_CODE = MATCH_NAMES.index("qualified")
+_SORT_ALL = 2048  # candidates sorted whole below this many (a selection first costs more numpy calls)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,32 +65,47 @@ class SymbolMatch:
     match: str  # a key of MATCH_SCORES, "qualified", or "terms" for a term search
 
 
-def _length_penalty(name_len: int, query_len: int) -> float:
-    return min(LENGTH_PENALTY * max(name_len - query_len, 0), LENGTH_PENALTY_CAP)
+class _Place:
+    """Where a candidate sorts after its score and rank head: by path, then (in one segment) by its rank. Paths
+    are decoded only when two segments' candidates tie on everything before (a live path is in one segment)."""
+
+    __slots__ = ("live", "rank", "row")
+
+    def __init__(self, live: Live, row: int, rank: int) -> None:
+        self.live, self.row, self.rank = live, row, rank
+
+    def __lt__(self, other: _Place) -> bool:
+        if self.live is other.live:
+            return self.rank < other.rank
+        return self.live.segment.path(self.row) < other.live.segment.path(other.row)
+
+
+class SegmentSource(Protocol):
+    """Where the table reads its snapshot (the engine's `Segments`)."""
+
+    @property
+    def current(self) -> SegmentSet: ...
 
 
 class SymbolTable:
-    """All definitions, replaced and removed per path; searches may run in several threads alongside one writer.
+    """All live definitions of the segments' current snapshot. Each question reads the snapshot once (a writer may
+    publish a new one meanwhile); `snapshot()` gives one for several questions. Without `segments`, the table keeps
+    segments of its own (in memory), fed by `apply`."""
 
-    Readers and the writer share one lock, held only while ids are collected or indexes mutated (never while
-    ranking). Under the GIL, readers would gain nothing from running their dictionary lookups at the same time.
-    Names are filed under their separator-free lower-case form only: exact and case-insensitive matches are the
-    members of that (small) group whose name is equal as typed or ignoring case.
-    """
+    def __init__(self, segments: SegmentSource | None = None) -> None:
+        self._owned = Segments(None, (SymbolPart(),)) if segments is None else None
+        self._segments: SegmentSource = segments if segments is not None else self._owned  # type: ignore[assignment]
+        self._cached: SymbolSnapshot | None = None
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._entries: dict[int, Entry] = {}
-        self._by_path: dict[str, list[int]] = {}
-        self._by_compact = Postings(by_length=True)
-        self._fuzzy = FuzzyNames()
-        self._name_sub = Postings()
-        self._parent_sub = Postings()
-        self._sig_sub = Postings()
-        self._term_fields = TermFields(self._name_sub, self._parent_sub, self._sig_sub)
-        self._next_id = 0
+    def snapshot(self) -> SymbolSnapshot:
+        """The symbols of the current snapshot of the segments (made once per snapshot)."""
+        current = self._segments.current
+        cached = self._cached
+        if cached is None or cached.segments is not current:
+            cached = self._cached = SymbolSnapshot(current)
+        return cached
 
-    # ---- writing -------------------------------------------------------------------------------------------
+    # ---- writing (a table with segments of its own) ----------------------------------------------------------
 
     def replace_file(
         self, path: str, definitions: Iterable[Definition], path_class: PathClass = PathClass.SOURCE
@@ -111,85 +121,106 @@ class SymbolTable:
     ) -> None:
         """Replace the definitions of each updated path and forget each removed path, as one change for readers.
 
-        Raises ValueError, before changing anything, when a definition's path is not the path it is filed under.
-        """
-        prepared: list[tuple[str, list[tuple[Entry, IndexKeys]]]] = []
+        Raises ValueError, before changing anything, when a definition's path is not the path it is filed under."""
+        if self._owned is None:
+            raise RuntimeError("this symbol table reads the engine's segments: the engine feeds them")
+        analyses = []
         for path, definitions, path_class in updated:
             wrong = next((d for d in definitions if d.path != path), None)
             if wrong is not None:
                 raise ValueError(f"definition {wrong.name!r} has path {wrong.path!r}, filed under {path!r}")
-            pairs = []
-            for d in definitions:
-                keys = index_keys(d)
-                pairs.append((make_entry(d, path_class, keys), keys))
-            pairs.sort(key=lambda p: (p[0].definition.span.start_line, p[0].definition.span.start_col, p[0].rank))
-            prepared.append((path, pairs))
-        with self._lock:
-            for path in removed:
-                self._drop_path(path)
-            for path, pairs in prepared:
-                self._drop_path(path)
-                self._by_path[path] = [self._add(entry, keys) for entry, keys in pairs]
-            self._fuzzy.changed(self._by_compact.settle(), self._by_compact.sets)
-            for postings in (self._name_sub, self._parent_sub, self._sig_sub):
-                postings.settle()
+            file = SourceFile(path, path, None, path_class, 0, 0)
+            analyses.append(FileAnalysis(file, "", "", tuple(definitions), (), ()))
+        self._owned.save(analyses, removed)
 
-    def _add(self, entry: Entry, keys: IndexKeys) -> int:
-        eid = self._next_id
-        self._next_id += 1
-        self._entries[eid] = entry
-        self._by_compact.add(keys.compact, eid)
-        for postings, words in self._subword_fields(keys):
-            for word in words:
-                postings.add(word, eid)
-        return eid
+    # ---- questions, each on the current snapshot ---------------------------------------------------------------
 
-    def _drop_path(self, path: str) -> None:
-        for eid in self._by_path.pop(path, ()):
-            keys = index_keys(self._entries.pop(eid).definition)  # the same keys it was filed under
-            self._by_compact.discard(keys.compact, eid)
-            for postings, words in self._subword_fields(keys):
-                for word in words:
-                    postings.discard(word, eid)
+    def definitions_in(self, path: str) -> list[Definition]:
+        return self.snapshot().definitions_in(path)
 
-    def _subword_fields(self, keys: IndexKeys) -> tuple[tuple[Postings, Iterable[str]], ...]:
-        """Each subword posting list with the words of `keys` it files an entry under (one pairing for add and drop)."""
-        return (
-            (self._name_sub, keys.name_subwords),
-            (self._parent_sub, keys.parent_subwords),
-            (self._sig_sub, keys.signature_subwords),
-        )
+    def definition_at(self, path: str, line: int, col: int) -> Definition | None:
+        return self.snapshot().definition_at(path, line, col)
+
+    def paths(self) -> list[str]:
+        return self.snapshot().paths()
+
+    def stats(self) -> dict[str, int]:
+        return self.snapshot().stats()
+
+    @property
+    def definition_count(self) -> int:
+        return self.snapshot().definition_count
+
+    def lookup(self, name: str) -> list[Definition]:
+        return self.snapshot().lookup(name)
+
+    def workspace_symbols(self, query: str, limit: int) -> list[Definition]:
+        return self.snapshot().workspace_symbols(query, limit)
+
+    def search(self, text: str, limit: int) -> list[SymbolMatch]:
+        return self.snapshot().search(text, limit)
+
+    def search_terms(self, words: Sequence[str], limit: int) -> list[SymbolMatch]:
+        return self.snapshot().search_terms(words, limit)
+
+
+class SymbolSnapshot:
+    """The symbol questions over one snapshot of the segments."""
+
+    __slots__ = ("lives", "searched", "segments")
+
+    def __init__(self, segments: SegmentSet) -> None:
+        self.segments = segments
+        self.lives = tuple(_part(s).live(s.alive) for s in segments.segments)
+        self.searched = tuple(live for live in self.lives if live.def_count)
 
     # ---- per-file questions ----------------------------------------------------------------------------------
 
+    def file(self, path: str) -> tuple[Live, int] | None:
+        """The live view of the segment holding a path's live version, and its local id there."""
+        found = self.segments.locate(path)
+        return None if found is None else (self.lives[found[0]], found[1])
+
     def definitions_in(self, path: str) -> list[Definition]:
         """The definitions of one file in source order (document symbols)."""
-        with self._lock:
-            return [self._entries[eid].definition for eid in self._by_path.get(path, ())]
+        found = self.file(path)
+        if found is None:
+            return []
+        seg = found[0].segment
+        return seg.definitions(seg.file_rows(found[1]).tolist())
 
     def definition_at(self, path: str, line: int, col: int) -> Definition | None:
         """The innermost definition of `path` whose span holds the position, or None."""
-        best: Definition | None = None
-        for d in self.definitions_in(path):
-            s = d.span
-            if (s.start_line, s.start_col) <= (line, col) <= (s.end_line, s.end_col) and (
-                best is None or (s.start_line, s.start_col) >= (best.span.start_line, best.span.start_col)
-            ):
-                best = d
-        return best
+        found = self.file(path)
+        if found is None:
+            return None
+        seg = found[0].segment
+        row = seg.innermost(found[1], line, col)
+        return seg.definition(row) if row >= 0 else None
 
     def paths(self) -> list[str]:
-        with self._lock:
-            return sorted(self._by_path)
+        return sorted(
+            live.segment.core.paths[local] for live in self.lives for local in np.flatnonzero(live.files).tolist()
+        )
 
     def stats(self) -> dict[str, int]:
-        with self._lock:
-            return {
-                "files": len(self._by_path),
-                "definitions": len(self._entries),
-                "names": len(self._by_compact.sets),
-                "subwords": len(self._name_sub.sets),
-            }
+        """Counts for status and benchmarks (distinct names and sub-words decode the vocabularies: not per query)."""
+        names: set[str] = set()
+        subwords: set[str] = set()
+        for live in self.lives:
+            seg = live.segment
+            names.update(seg.keys.texts(np.flatnonzero(live.key_counts())))
+            subwords.update(seg.words.texts(np.flatnonzero(live.word_counts("name"))))
+        return {
+            "files": sum(int(np.count_nonzero(live.files)) for live in self.lives),
+            "definitions": self.definition_count,
+            "names": len(names),
+            "subwords": len(subwords),
+        }
+
+    @property
+    def definition_count(self) -> int:
+        return sum(live.def_count for live in self.lives)
 
     # ---- name search -----------------------------------------------------------------------------------------
 
@@ -198,12 +229,17 @@ class SymbolTable:
         query = parse_symbol_query(name)
         if query is None:
             return []
-        with self._lock:
-            group = [self._entries[eid] for eid in self._by_compact.get(compact_name(query.name))]
-        entries = [e for e in group if e.definition.name == query.name]
-        if query.qualified:
-            entries = [e for e in entries if query.qualifier_fits(e.definition, case_sensitive=True)]
-        return [e.definition for e in sorted(entries, key=lambda e: e.rank)]
+        lists = []
+        for live in self.searched:
+            seg = live.segment
+            ids = live.keep(seg.key_ids(seg.keys.find(compact_name(query.name))))
+            rows = [row for row in ids.tolist() if seg.name(row) == query.name]
+            if query.qualified:
+                rows = [row for row in rows if _fits(query, seg, row, case_sensitive=True)]
+            rows.sort(key=lambda row: int(seg.def_rank[row]))
+            lists.append([(int(seg.def_head[row]), _Place(live, row, int(seg.def_rank[row]))) for row in rows])
+        places = [p for _, p in heapq.merge(*lists)]
+        return _materialized(self.searched, [(self.searched.index(p.live), p.row) for p in places])
 
     def workspace_symbols(self, query: str, limit: int) -> list[Definition]:
         """Type-ahead symbol search (every keystroke): the best `limit` definitions for a partial name."""
@@ -215,123 +251,17 @@ class SymbolTable:
         query = parse_symbol_query(text) if len(text) <= MAX_NAME_QUERY_CHARS else None
         if query is None or limit <= 0:
             return []
-        with self._lock:
-            found = self._collect(query.name, limit)
-            if query.qualified:
-                qualified: dict[int, tuple[float, str]] = {}
-                for eid in self._qualified_candidates(query):
-                    d = self._entries[eid].definition
-                    if d.name == query.name and query.qualifier_fits(d, case_sensitive=True):
-                        qualified[eid] = (EXACT, "qualified")
-                    elif d.name.lower() == query.name.lower() and query.qualifier_fits(d, case_sensitive=False):
-                        qualified[eid] = (CASE_INSENSITIVE, "qualified")
-                found = {eid: (s * QUALIFIER_MISS_FACTOR, m) for eid, (s, m) in found.items()} | qualified
-            scored = [(-s, (e := self._entries[eid]).rank, eid, m, e.definition) for eid, (s, m) in found.items()]
-        best = heapq.nsmallest(limit, scored)  # the unique id ends every comparison before the definition
-        return [SymbolMatch(d, round(-s, 4), m) for s, _, _, m, d in best]
-
-    def _qualified_candidates(self, query: SymbolQuery) -> Iterable[int]:
-        """Definitions of the query's name that may lie in its scope: module-level ones (their module or package
-        is checked next), and members whose parent has the sub-words of the qualifier's last part (a `Foo.bar`
-        query must not test every `bar` of the workspace)."""
-        group = self._by_compact.get(compact_name(query.name))
-        if not query.qualifier:
-            return group
-        words = subwords_of(query.qualifier.rsplit(".", 1)[-1])
-        members = intersect([self._parent_sub.get(w) for w in words]) if words else set()
-        return [eid for eid in group if eid in members or self._entries[eid].definition.parent is None]
-
-    def _collect(self, name: str, limit: int) -> dict[int, tuple[float, str]]:
-        """Candidates for a bare name, tier by tier, as id → (score, match). Stops once the tiers so far hold
-        `limit` candidates, since no lower tier could enter the top. Called with the lock held."""
-        found: dict[int, tuple[float, str]] = {}
-        lower, compact = name.lower(), compact_name(name)
-        subs = tuple(dict.fromkeys(subwords_of(name)))
-
-        def take(ids: Iterable[int], tier: float, match: str) -> None:
-            for eid in ids:
-                if eid not in found:
-                    found[eid] = (tier - _length_penalty(self._entries[eid].compact_len, len(compact)), match)
-
-        for eid in self._by_compact.get(compact):
-            candidate = self._entries[eid].definition.name
-            if candidate == name:
-                found[eid] = (EXACT, "exact")
-            elif candidate.lower() == lower:
-                found[eid] = (CASE_INSENSITIVE, "case_insensitive")
-            else:
-                found[eid] = (NORMALIZED, "normalized")
-        if len(found) < limit:
-            self._collect_prefix(found, lower, compact, limit * PREFIX_OVERSAMPLE)
-        if len(found) < limit and subs:
-            take(intersect([self._name_sub.get(w) for w in subs]), SUBWORD, "subword")
-        if len(found) < limit and subs:
-            take(self._subword_prefix_hits(subs), SUBWORD_PREFIX, "subword_prefix")
-        if len(found) < limit and len(subs) > 1:
-            take(self._subword_qualified_hits(subs), SUBWORD_QUALIFIED, "subword_qualified")
-        if len(found) < min(limit, FUZZY_BELOW) and len(compact) >= FUZZY_MIN_CHARS:
-            keys = self._fuzzy.matches(self._by_compact.keys, compact, FUZZY_MAX_KEYS)
-            take(itertools.chain.from_iterable(self._by_compact.get(k) for k in keys), FUZZY, "fuzzy")
-        return found
-
-    def _collect_prefix(self, found: dict[int, tuple[float, str]], lower: str, compact: str, want: int) -> None:
-        """Names that start with the query: with case ignored (PREFIX) or only once separators are dropped
-        (SEPARATOR_PREFIX); shortest first, whole lengths at a time, until `want` candidates are in."""
-        taken, last_len = 0, -1
-        for key in self._by_compact.prefixed_shortest_first(compact):
-            if len(key) != last_len and taken >= want:
-                break
-            last_len = len(key)
-            penalty = _length_penalty(len(key), len(compact))
-            for eid in self._by_compact.get(key):
-                if eid not in found:
-                    taken += 1
-                    if self._entries[eid].definition.name.lower().startswith(lower):
-                        found[eid] = (PREFIX - penalty, "prefix")
-                    else:
-                        found[eid] = (SEPARATOR_PREFIX - penalty, "separator_prefix")
-
-    def _subword_prefix_hits(self, subs: tuple[str, ...]) -> list[int]:
-        """Ids whose name has, for every query sub-word, a sub-word starting with it. Only the rarest query
-        sub-word's postings are gathered (over its SUBWORD_PREFIX_TERMS shortest expansions); the other words are
-        checked on those candidates' names."""
-        options = [self._shortest_keys(self._name_sub, w, SUBWORD_PREFIX_TERMS) for w in subs]
-        sizes = [sum(self._name_sub.count(k) for k in keys) for keys in options]
-        rarest = min(range(len(subs)), key=sizes.__getitem__)
-        candidates = self._name_sub.union_of(options[rarest])
-        others = [w for i, w in enumerate(subs) if i != rarest]
-        if not others:
-            return list(candidates)
-        # Each other word as the set of indexed sub-words it begins: a candidate passes when its name shares one
-        # with every such set (set operations in C, no per-character work in Python).
-        completions = [set(self._name_sub.keys[slice(*prefix_range(self._name_sub.keys, w))]) for w in others]
-        entries = self._entries
-        if len(completions) == 1:  # the common two-word query: no generator per candidate
-            (only,) = completions
-            return [eid for eid in candidates if not only.isdisjoint(entries[eid].name_subwords)]
-        return [eid for eid in candidates if all(not c.isdisjoint(entries[eid].name_subwords) for c in completions)]
-
-    def _subword_qualified_hits(self, subs: tuple[str, ...]) -> list[int]:
-        """Ids whose name and parent together hold every query sub-word, at least one of them in the name: the
-        rarest word's postings, checked for the rest."""
-        rarest = min(subs, key=lambda w: self._name_sub.count(w) + self._parent_sub.count(w))
-        candidates = self._name_sub.union_of((rarest,)) | self._parent_sub.union_of((rarest,))
-        out: list[int] = []
-        wanted = set(subs)
-        for eid in candidates:
-            entry = self._entries[eid]
-            if not wanted.isdisjoint(entry.name_subwords) and wanted.issubset(
-                (*entry.name_subwords, *entry.parent_subwords)
-            ):
-                out.append(eid)
-        return out
-
-    @staticmethod
-    def _shortest_keys(postings: Postings, prefix: str, max_terms: int) -> list[str]:
-        """The keys that start with the prefix (the `max_terms` shortest when more do)."""
-        lo, hi = prefix_range(postings.keys, prefix)
-        keys = postings.keys[lo:hi]
-        return sorted(keys, key=len)[:max_terms] if len(keys) > max_terms else keys
+        lives = self.searched
+        found = collect(lives, query.name, limit)
+        candidates = [f.arrays() for f in found]
+        if query.qualified:
+            candidates = [_requalified(query, f, arrays) for f, arrays in zip(found, candidates, strict=True)]
+        best = _best(lives, [(ids, scores) for ids, scores, _ in candidates], limit)
+        definitions = _materialized(lives, [(position, row) for position, _, row, _ in best])
+        return [
+            SymbolMatch(d, round(score, 4), MATCH_NAMES[int(candidates[position][2][index])])
+            for d, (position, index, _, score) in zip(definitions, best, strict=True)
+        ]
 
     # ---- term search (natural-language queries) --------------------------------------------------------------
 
@@ -340,9 +270,114 @@ class SymbolTable:
         coverage score of `symbol_terms.term_scores`, then the tie-breaks."""
         if limit <= 0:
             return []
-        with self._lock:
-            scores = term_scores(self._term_fields, words, len(self._entries))
-            scored = [
-                (-scores[eid], (e := self._entries[eid]).rank, eid, e.definition) for eid in top_ids(scores, limit)
+        lives = self.searched
+        scored = term_scores(lives, words, limit)
+        best = _best(lives, scored, limit) if scored else []
+        definitions = _materialized(lives, [(position, row) for position, _, row, _ in best])
+        return [SymbolMatch(d, round(score, 6), "terms") for d, (_, _, _, score) in zip(definitions, best, strict=True)]
+
+
+def _materialized(lives: Sequence[Live], found: Sequence[tuple[int, int]]) -> list[Definition]:
+    """The definitions of (segment position, row) pairs, in their order (made per segment at once)."""
+    if len({position for position, _ in found}) == 1:
+        return lives[found[0][0]].segment.definitions([row for _, row in found])
+    rows: dict[int, list[int]] = {}
+    for position, row in found:
+        rows.setdefault(position, []).append(row)
+    made = {position: iter(lives[position].segment.definitions(r)) for position, r in rows.items()}
+    return [next(made[position]) for position, _ in found]
+
+
+def _part(segment: Any) -> SymbolSegment:
+    part: SymbolSegment = segment.part(SYMBOL_PART)
+    return part
+
+
+def _fits(query: SymbolQuery, seg: SymbolSegment, row: int, *, case_sensitive: bool) -> bool:
+    parent = seg.parent(row)
+    name = seg.name(row)
+    return query.scope_fits(seg.path(row), f"{parent}.{name}" if parent else name, case_sensitive=case_sensitive)
+
+
+def _requalified(query: SymbolQuery, f: Found, arrays: tuple[I32, Any, Any]) -> tuple[I32, Any, Any]:
+    """A qualified query's candidates: the definitions in the named scope score EXACT (name as typed) or
+    CASE_INSENSITIVE; the bare-name candidates keep QUALIFIER_MISS_FACTOR of their score."""
+    ids, scores, codes = arrays
+    seg, live = f.live.segment, f.live
+    group = live.keep(seg.key_ids(seg.keys.find(compact_name(query.name))))
+    if query.qualifier:  # members whose parent has the qualifier's last part's sub-words, and module-level ones
+        words = [seg.words.find(w) for w in subwords_of(query.qualifier.rsplit(".", 1)[-1])]
+        parents = intersect([seg.word_ids("parent", w) for w in words]) if words and min(words) >= 0 else group[:0]
+        group = group[np.isin(group, parents) | (seg.def_pr[group] < 0)]
+    chosen_ids, chosen_scores = [], []
+    lower = query.name.lower()
+    same = seg.lower_spellings.equal_to(seg.def_nm[group], lower)
+    exact = seg.spellings.equal_to(seg.def_nm[group], query.name)
+    for row, as_typed in zip(group[same].tolist(), exact[same].tolist(), strict=True):
+        if as_typed and _fits(query, seg, row, case_sensitive=True):
+            chosen_ids.append(row)
+            chosen_scores.append(EXACT)
+        elif _fits(query, seg, row, case_sensitive=False):
+            chosen_ids.append(row)
+            chosen_scores.append(CASE_INSENSITIVE)
+    qualified = np.array(chosen_ids, dtype=np.int32)
+    rest = ~np.isin(ids, qualified)
+    return (
+        np.concatenate([ids[rest], qualified]).astype(np.int32),
+        np.concatenate([scores[rest] * QUALIFIER_MISS_FACTOR, np.array(chosen_scores, dtype=np.float64)]),
+        np.concatenate([codes[rest], np.full(qualified.size, _QUALIFIED_CODE, dtype=np.int8)]),
+    )
+
+
+def _best(
+    lives: Sequence[Live], candidates: Sequence[tuple[I32, Any]], limit: int
+) -> list[tuple[int, int, int, float]]:
+    """The best `limit` (segment position, index among its candidates, row, score) by score, then rank, over every
+    segment's candidates (ids, scores)."""
+    chosen_lists = []
+    for position, (live, (ids, scores)) in enumerate(zip(lives, candidates, strict=True)):
+        if ids.size:
+            chosen = _top(scores, live.segment.def_rank[ids], limit)
+            chosen_lists.append((position, live, ids, scores, chosen))
+    if len(chosen_lists) == 1:  # one segment: its order is the order
+        position, _, ids, scores, chosen = chosen_lists[0]
+        return [
+            (position, index, row, value)
+            for index, row, value in zip(chosen.tolist(), ids[chosen].tolist(), scores[chosen].tolist(), strict=True)
+        ]
+    lists = []
+    for position, live, ids, scores, chosen in chosen_lists:
+        seg = live.segment
+        rows = ids[chosen]
+        lists.append(
+            [
+                (-value, head, _Place(live, row, rank), position, index, row, value)
+                for index, row, value, head, rank in zip(
+                    chosen.tolist(),
+                    rows.tolist(),
+                    scores[chosen].tolist(),
+                    seg.def_head[rows].tolist(),
+                    seg.def_rank[rows].tolist(),
+                    strict=True,
+                )
             ]
-        return [SymbolMatch(d, round(-s, 6), "terms") for s, _, _, d in heapq.nsmallest(limit, scored)]
+        )
+    merged = heapq.merge(*lists, key=lambda item: item[:3])
+    return [(position, index, row, value) for _, _, _, position, index, row, value in itertools.islice(merged, limit)]
+
+
+def _top(scores: Any, ranks: Any, limit: int) -> Any:
+    """Indexes of the best `limit` by (score descending, rank), in that order; a selection before the sort when
+    there are many candidates (an exact group of thousands of `__init__`)."""
+    n = int(scores.size)
+    if n <= _SORT_ALL:
+        return np.lexsort((ranks, -scores))[:limit]
+    negated = -scores
+    kth = np.partition(negated, limit - 1)[limit - 1]
+    better = np.flatnonzero(negated < kth)
+    tied = np.flatnonzero(negated == kth)
+    need = limit - better.size
+    if tied.size > need:
+        tied = tied[np.argpartition(ranks[tied], need - 1)[:need]]
+    index = np.concatenate([better, tied])
+    return index[np.lexsort((ranks[index], -scores[index]))]

@@ -1,0 +1,259 @@
+"""The symbol part of a segment: the symbol table's lookup structures, derived from the segment's core columns and
+stored beside them (index/segment_parts.py is the contract).
+
+Definitions are the core's `def.*` rows (a definition's id is its row). The part adds, all as plain arrays:
+
+    key.*     the separator-free lower-case names, sorted (a vocabulary, postings/postings_off → definitions),
+              with each name's length and letter set (fuzzy matching)
+    word.*    the sub-words of names, parents and signatures, sorted, with one posting list per field
+    nm.*      per distinct name: its text and its lower-cased text, key, sub-words (CSR)
+    pr.*      per distinct parent: its sub-words (CSR)
+    def.*     per definition: its name and parent (nm / pr rows), file, rank (its place in the segment's order of
+              `symbol_entry.rank_key`, source order within a file breaking exact ties) and, per file, the source
+              order of its definitions (def.order)
+    ment.*    the names mentioned by references (calls, bases, uses, imports), sorted, each with its single-line
+              references (core `ref.*` rows) in ranking order: kind, path class, path, position
+
+Building costs one pass of Python per distinct string (a name or a signature shared by a thousand definitions is
+split once); the rest is numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from maguyva_lsp.index.analysis_columns import PATH_CLASSES, REFERENCE_KINDS, CoreColumns
+from maguyva_lsp.index.fuzzy import letter_mask
+from maguyva_lsp.index.postings import I32, I64, csr_from_pairs, csr_rows, vocabulary_arrays
+from maguyva_lsp.index.symbol_entry import (
+    MENTION_KINDS,
+    compact_name,
+    is_declaration_file,
+    kind_rank,
+    name_subwords,
+    parent_subwords,
+    path_class_rank,
+    rank_head,
+    signature_words,
+)
+from maguyva_lsp.index.symbol_segment import SymbolSegment
+from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS, Array, string_arrays
+
+SYMBOL_PART = "symbols"
+# 1: keys, words (name / parent / signature postings), names, parents, ranks, mentions.
+SYMBOL_PART_VERSION = 1
+
+
+class _PoolStrings:
+    """Decodes chosen pool ids of a core (never the whole pool: it also holds texts and hashes)."""
+
+    def __init__(self, core: CoreColumns) -> None:
+        self._blob = np.asarray(core.arrays["pool.blob"])
+        self._off = np.asarray(core.arrays["pool.off"])
+
+    def strings(self, ids: npt.NDArray[Any]) -> list[str]:
+        starts, ends = self._off[ids].tolist(), self._off[np.asarray(ids) + 1].tolist()
+        blob = self._blob
+        return [blob[s:e].tobytes().decode(ENCODING, ENCODING_ERRORS) for s, e in zip(starts, ends, strict=True)]
+
+
+def _csr(rows: Sequence[Sequence[int]]) -> tuple[I64, I32]:
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)), out=offsets[1:])
+    flat = np.fromiter((x for row in rows for x in row), dtype=np.int32, count=int(offsets[-1]))
+    return offsets, flat
+
+
+def _ranks(strings: Sequence[str]) -> I64:
+    """Each string's position in sorted order (equal strings cannot occur: pool strings are unique)."""
+    order = sorted(range(len(strings)), key=strings.__getitem__)
+    out = np.empty(len(strings), dtype=np.int64)
+    out[np.asarray(order, dtype=np.int64)] = np.arange(len(strings), dtype=np.int64)
+    return out
+
+
+def _dense_rank(columns: Sequence[npt.NDArray[Any]]) -> I64:
+    """Rows ranked by the columns (the last one first), equal rows sharing a rank."""
+    n = columns[0].size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort(columns)
+    changed = np.zeros(n, dtype=np.bool_)
+    for column in columns:
+        ordered = column[order]
+        changed[1:] |= ordered[1:] != ordered[:-1]
+    out = np.empty(n, dtype=np.int64)
+    out[order] = np.cumsum(changed)
+    return out
+
+
+def build_symbol_arrays(core: CoreColumns) -> dict[str, Array]:
+    """The symbol part of a segment (every file, dead or alive: the segment's `alive` flags mask at query time)."""
+    a = core.arrays
+    pool = _PoolStrings(core)
+    n_files = core.file_count
+    def_off = np.asarray(a["file.defs"], dtype=np.int64)
+    n_defs = int(def_off[-1])
+    def_file = np.repeat(np.arange(n_files, dtype=np.int32), np.diff(def_off))
+    paths = core.paths.to_list()
+
+    # Distinct names, parents, signatures and kinds, each handled once.
+    name_ids, def_nm = np.unique(np.asarray(a["def.name"]), return_inverse=True)
+    names = pool.strings(name_ids)
+    parent_pid = np.asarray(a["def.parent"])
+    has_parent = parent_pid >= 0
+    parent_ids, parent_inverse = np.unique(parent_pid[has_parent], return_inverse=True)
+    parents = pool.strings(parent_ids)
+    def_pr = np.full(n_defs, -1, dtype=np.int32)
+    def_pr[has_parent] = parent_inverse
+    sig_ids, def_sg = np.unique(np.asarray(a["def.signature"]), return_inverse=True)
+    kind_ids, def_kd = np.unique(np.asarray(a["def.kind"]), return_inverse=True)
+    kinds = pool.strings(kind_ids)
+
+    compacts = [compact_name(s) for s in names]
+    keys = sorted(set(compacts))
+    key_index = {k: i for i, k in enumerate(keys)}
+    nm_key = np.fromiter((key_index[c] for c in compacts), dtype=np.int32, count=len(compacts))
+    nm_word_lists = [name_subwords(s) for s in names]
+    pr_word_lists = [parent_subwords(p) for p in parents]
+    sg_word_lists = [signature_words(s) for s in pool.strings(sig_ids)]
+    words = sorted({w for lists in (nm_word_lists, pr_word_lists, sg_word_lists) for ws in lists for w in ws})
+    word_index = {w: i for i, w in enumerate(words)}
+    nm_words_off, nm_words = _csr([[word_index[w] for w in ws] for ws in nm_word_lists])
+    pr_words_off, pr_words = _csr([[word_index[w] for w in ws] for ws in pr_word_lists])
+    sg_words_off, sg_words = _csr([[word_index[w] for w in ws] for ws in sg_word_lists])
+
+    # Postings: separator-free name → definitions; each field's sub-words → definitions.
+    all_defs = np.arange(n_defs, dtype=np.int32)
+    key_off, key_post = csr_from_pairs(nm_key[def_nm], all_defs, len(keys))
+    owner, name_vals = csr_rows(nm_words_off, nm_words, def_nm)
+    name_off, name_post = csr_from_pairs(name_vals, owner, len(words))
+    with_parent = np.flatnonzero(has_parent)
+    owner_p, parent_vals = csr_rows(pr_words_off, pr_words, def_pr[with_parent])
+    parent_off, parent_post = csr_from_pairs(parent_vals, with_parent[owner_p], len(words))
+    owner_s, sig_vals = csr_rows(sg_words_off, sg_words, def_sg)
+    width = max(len(words), 1)
+    own_name = np.isin(owner_s * width + sig_vals, owner * width + name_vals)  # the name's own words are not filed
+    sig_off, sig_post = csr_from_pairs(sig_vals[~own_name], owner_s[~own_name], len(words))
+
+    # The rank of each definition in the order of `symbol_entry.rank_key`, ties broken by source order.
+    file_classes = np.asarray(a["file.class"])
+    file_path_rank = np.array([path_class_rank(PATH_CLASSES[int(c)]) for c in file_classes], dtype=np.int64)
+    file_declaration = np.array([is_declaration_file(p) for p in paths], dtype=np.bool_)
+    kind_rank_of = np.array([kind_rank(k) for k in kinds], dtype=np.int64)
+    name_len = np.array([len(s) for s in names], dtype=np.int64)
+    own_parent_len = np.zeros(n_defs, dtype=np.int64)
+    if parents:
+        own_parent_len[has_parent] = np.array([len(p) for p in parents], dtype=np.int64)[parent_inverse]
+    qualified = name_len[def_nm] + np.where(own_parent_len > 0, own_parent_len + 1, 0)
+    heads = np.fromiter(
+        (
+            rank_head(k, p, d, q)
+            for k, p, d, q in zip(
+                kind_rank_of[def_kd].tolist(),
+                file_path_rank[def_file].tolist(),
+                file_declaration[def_file].tolist(),
+                qualified.tolist(),
+                strict=True,
+            )
+        ),
+        dtype=np.int64,
+        count=n_defs,
+    )
+    # `rank_key` compares `parent or ""`: no parent and an empty one are equal.
+    parent_order = {p: i for i, p in enumerate(sorted({"", *parents}))}
+    parent_rank = np.full(n_defs, parent_order[""], dtype=np.int64)
+    if parents:
+        parent_rank[has_parent] = np.array([parent_order[p] for p in parents], dtype=np.int64)[parent_inverse]
+    name_span = np.asarray(a["def.name_span"]).reshape(-1, 4)
+    span = np.asarray(a["def.span"]).reshape(-1, 4)
+    tied = _dense_rank(
+        [_ranks(kinds)[def_kd], parent_rank, _ranks(names)[def_nm], name_span[:, 1], name_span[:, 0], def_file, heads]
+    )
+    source_order = np.lexsort((all_defs, tied, span[:, 1], span[:, 0], def_file)).astype(np.int32)
+    source_pos = np.empty(n_defs, dtype=np.int64)
+    source_pos[source_order] = np.arange(n_defs, dtype=np.int64)
+    def_rank = np.empty(n_defs, dtype=np.int32)
+    def_rank[np.lexsort((source_pos, tied))] = np.arange(n_defs, dtype=np.int32)
+
+    return {
+        **vocabulary_arrays("key", keys),
+        "key.len": np.array([len(k) for k in keys], dtype=np.int32),
+        "key.mask": np.array([letter_mask(k) for k in keys], dtype=np.uint64),
+        "key.post_off": key_off,
+        "key.post": key_post,
+        **vocabulary_arrays("word", words),
+        "word.len": np.array([len(w) for w in words], dtype=np.int32),
+        "word.name_off": name_off,
+        "word.name": name_post,
+        "word.parent_off": parent_off,
+        "word.parent": parent_post,
+        "word.sig_off": sig_off,
+        "word.sig": sig_post,
+        **string_arrays("nm", names),
+        "nm.key": nm_key,
+        "nm.clen": np.array([len(c) for c in compacts], dtype=np.int32),
+        **string_arrays("nm.lower", [s.lower() for s in names]),
+        "nm.words_off": nm_words_off,
+        "nm.words": nm_words,
+        "pr.words_off": pr_words_off,
+        "pr.words": pr_words,
+        "def.nm": def_nm.astype(np.int32),
+        "def.pr": def_pr,
+        "def.file": def_file,
+        "def.head": heads,
+        "def.rank": def_rank,
+        "def.order": source_order,
+        **_mention_arrays(core, pool, file_path_rank),
+    }
+
+
+def _mention_arrays(core: CoreColumns, pool: _PoolStrings, file_path_rank: I64) -> dict[str, Array]:
+    """Names mentioned on a single line, each with its references in ranking order."""
+    a = core.arrays
+    ref_off = np.asarray(a["file.refs"], dtype=np.int64)
+    ref_file = np.repeat(np.arange(core.file_count, dtype=np.int32), np.diff(ref_off))
+    spans = np.asarray(a["ref.span"]).reshape(-1, 4)
+    name_pid = np.asarray(a["ref.name"])
+    rows = np.flatnonzero((spans[:, 0] == spans[:, 2]) & (name_pid >= 0))
+    ids, inverse = np.unique(name_pid[rows], return_inverse=True)
+    texts = pool.strings(ids)
+    named = np.array([bool(t) for t in texts], dtype=np.bool_)
+    keep = named[inverse] if ids.size else np.zeros(0, dtype=np.bool_)
+    rows, inverse = rows[keep], inverse[keep]
+    texts_kept = [t for t in texts if t]
+    remap = np.cumsum(named) - 1  # old name index → index among the kept names
+    rank = _ranks(texts_kept)
+    name_rank = rank[remap[inverse]] if rows.size else np.zeros(0, dtype=np.int64)
+    mention_kind = np.array([MENTION_KINDS.index(k) for k in REFERENCE_KINDS], dtype=np.int64)
+    kinds = mention_kind[np.asarray(a["ref.kind"])[rows]]
+    files = ref_file[rows]
+    s = spans[rows]
+    order = np.lexsort((s[:, 3], s[:, 1], s[:, 0], files, file_path_rank[files], kinds, name_rank))
+    ordered_names = np.asarray(name_rank)[order]
+    offsets = np.zeros(len(texts_kept) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ordered_names, minlength=len(texts_kept)), out=offsets[1:])
+    return {
+        **vocabulary_arrays("ment", sorted(texts_kept)),
+        "ment.rows_off": offsets,
+        "ment.rows": rows[order].astype(np.int32),
+        "ment.file": files[order].astype(np.int32),
+        "ment.kind": kinds[order].astype(np.uint8),
+    }
+
+
+class SymbolPart:
+    """Builds and opens the symbol part of every segment."""
+
+    name = SYMBOL_PART
+    version = SYMBOL_PART_VERSION
+
+    def build(self, core: CoreColumns) -> dict[str, Array]:
+        return build_symbol_arrays(core)
+
+    def open(self, arrays: Mapping[str, Array], core: CoreColumns) -> SymbolSegment:
+        return SymbolSegment(arrays, core)
