@@ -16,6 +16,7 @@ from maguyva_lsp.embed.factory import make_embedder
 from maguyva_lsp.failures import failure_log
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH
 from maguyva_lsp.index.segment_set import Segments
+from maguyva_lsp.index.symbol_part import SymbolPart
 from maguyva_lsp.index.text_part import TextPart
 from maguyva_lsp.indexer import INDEX_SCHEMA, Analyzer
 from maguyva_lsp.indexing import IndexCounters, IndexProgress, IndexWriter, ProgressCallback
@@ -38,7 +39,7 @@ __all__ = ["Engine", "IndexCounters", "IndexProgress", "ProgressCallback"]
 log = logging.getLogger(__name__)
 
 # The parts every segment holds besides its core columns (index/segment_parts.py).
-INDEX_PARTS = (TextPart(),)
+INDEX_PARTS = (TextPart(), SymbolPart())
 
 
 class Engine:
@@ -61,7 +62,7 @@ class Engine:
             max_file_size=self.settings.max_file_size,
         )
         self.text = TextRetriever(self.segments)
-        self.structural = StructuralRetriever()
+        self.structural = StructuralRetriever(self.segments)
         self.graph = GraphRetriever()
         self.segments.attach_chain(self.graph)  # its stored state, before any batch; written with every commit
         semantic_dir = self.index_dir / "semantic" if self.segments.writable else None
@@ -73,14 +74,13 @@ class Engine:
             "graph": self.graph,
         }
         self._semantic_lane = SemanticLane(self.semantic)
-        # The text retriever reads the segments; structural still takes batches, and the graph takes an index run's
-        # changes once text and structural are complete.
+        # Text and structural read the segments; the graph takes an index run's changes once they are complete.
         self._writer = IndexWriter(
             self.root,
             self.settings,
             self.segments,
             analyzer,
-            fed=(self.structural,),
+            fed=(),
             follow=(self.graph,),
             semantic_lane=self._semantic_lane,
         )
