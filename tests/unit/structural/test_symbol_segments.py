@@ -22,7 +22,7 @@ from maguyva_lsp.tokens import split_identifier
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "tests" / "unit" / "parse" / "samples"
-LIMITS = (1, 3, 20, 100)
+LIMITS = (1, 20, 100)
 
 
 def _analysis(rel: str, data: bytes) -> FileAnalysis:
@@ -68,7 +68,13 @@ def _split(corpus: list[FileAnalysis]) -> StructuralRetriever:
     return retriever
 
 
-def _one(corpus: list[FileAnalysis]) -> StructuralRetriever:
+@pytest.fixture(scope="module")
+def split_retriever(corpus: list[FileAnalysis]) -> StructuralRetriever:
+    return _split(corpus)
+
+
+@pytest.fixture(scope="module")
+def one_retriever(corpus: list[FileAnalysis]) -> StructuralRetriever:
     retriever = StructuralRetriever()
     retriever.apply(ChangeBatch(updated=tuple(corpus)))
     return retriever
@@ -78,7 +84,7 @@ def _name_queries(corpus: list[FileAnalysis]) -> list[str]:
     definitions = [d for a in corpus for d in a.definitions]
     rng = random.Random(12)
     out: list[str] = ["", "x", "zzzq", "((*", "init", "__init__", "test", "Parse", "parse config", "café"]
-    for d in rng.sample(definitions, 70):
+    for d in rng.sample(definitions, 40):
         name = d.name
         words = split_identifier(name)
         out += [name, name.lower(), name.upper(), name[:1], name[:2], name[:3], name[: max(len(name) // 2, 1)]]
@@ -92,14 +98,16 @@ def _name_queries(corpus: list[FileAnalysis]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def test_the_split_corpus_has_segments_with_dead_files(corpus: list[FileAnalysis]) -> None:
-    segments = _split(corpus).table.snapshot().segments.segments
+def test_the_split_corpus_has_segments_with_dead_files(split_retriever: StructuralRetriever) -> None:
+    segments = split_retriever.table.snapshot().segments.segments
     assert len(segments) >= 3
     assert any(not s.alive.all() for s in segments)
 
 
-def test_every_name_query_answers_as_one_segment_does(corpus: list[FileAnalysis]) -> None:
-    split, one = _split(corpus).table.snapshot(), _one(corpus).table.snapshot()
+def test_every_name_query_answers_as_one_segment_does(
+    corpus: list[FileAnalysis], split_retriever: StructuralRetriever, one_retriever: StructuralRetriever
+) -> None:
+    split, one = split_retriever.table.snapshot(), one_retriever.table.snapshot()
     assert len(one.segments.segments) == 1
     assert split.stats() == one.stats()
     assert split.paths() == one.paths()
@@ -114,19 +122,22 @@ def test_every_name_query_answers_as_one_segment_does(corpus: list[FileAnalysis]
                      "subword_prefix", "subword_qualified", "fuzzy", "qualified"}  # fmt: skip
 
 
-def test_term_searches_answer_as_one_segment_does(corpus: list[FileAnalysis]) -> None:
-    split, one = _split(corpus).table.snapshot(), _one(corpus).table.snapshot()
+def test_term_searches_answer_as_one_segment_does(
+    corpus: list[FileAnalysis], split_retriever: StructuralRetriever, one_retriever: StructuralRetriever
+) -> None:
+    split, one = split_retriever.table.snapshot(), one_retriever.table.snapshot()
     rng = random.Random(5)
     words = sorted({w for a in corpus for d in a.definitions for w in split_identifier(d.name) if len(w) > 2})
     queries = [["parsing", "config"], ["segments"], ["index", "test"], ["self"], []]
-    queries += [rng.sample(words, k) for k in (1, 2, 3, 5) for _ in range(12)]
+    queries += [rng.sample(words, k) for k in (1, 2, 3, 5) for _ in range(6)]
     for words_asked in queries:
         for limit in (1, 5, 20):
             assert split.search_terms(words_asked, limit) == one.search_terms(words_asked, limit), words_asked
 
 
-def test_files_and_mentions_answer_as_one_segment_does(corpus: list[FileAnalysis]) -> None:
-    split_retriever, one_retriever = _split(corpus), _one(corpus)
+def test_files_and_mentions_answer_as_one_segment_does(
+    corpus: list[FileAnalysis], split_retriever: StructuralRetriever, one_retriever: StructuralRetriever
+) -> None:
     split, one = split_retriever.table.snapshot(), one_retriever.table.snapshot()
     for analysis in corpus:
         assert split.definitions_in(analysis.path) == one.definitions_in(analysis.path)
@@ -135,7 +146,7 @@ def test_files_and_mentions_answer_as_one_segment_does(corpus: list[FileAnalysis
             assert split.definition_at(analysis.path, line, col) == one.definition_at(analysis.path, line, col)
     assert split.definitions_in("ghost/0/x.py") == [] and split.definition_at("nowhere.py", 0, 0) is None
     names = sorted({r.name for a in corpus for r in a.references})
-    for name in random.Random(3).sample(names, 60):
+    for name in random.Random(3).sample(names, 40):
         for intent in (Intent.FIND_REFERENCES, Intent.FIND_DEFINITION, Intent.UNDERSTAND_CODE, Intent.FIND_SIMILAR):
             query = RetrievalQuery(Classification(name, intent, 0.9, "t", name))
             assert split_retriever.search(query, 20) == one_retriever.search(query, 20), (name, intent)
