@@ -23,6 +23,22 @@ from maguyva_lsp.tokens import split_identifier
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "tests" / "unit" / "parse" / "samples"
 LIMITS = (1, 20, 100)
+# A file whose names every tier matches for the fixed queries below, whatever the package's own sources hold.
+TIERS_FILE = """\
+class ConfigParser:
+    def parse(self, text):
+        return parse_config(text)
+
+
+def parseConfig(text): ...
+def parseconfig(text): ...
+def parse_config(text): ...
+def parseConfigFile(path): ...
+def parse_config_file(path): ...
+def read_settings(path): ...
+"""
+TIER_QUERIES = ["parseConfig", "PARSE_CONFIG", "parseConf", "parse_conf", "configParse", "parsConf", "rdsttngs",
+                "ConfigParser.parse", "configparser.parse", "app/tiers.py:parse"]  # fmt: skip
 
 
 def _analysis(rel: str, data: bytes) -> FileAnalysis:
@@ -38,6 +54,7 @@ def corpus() -> list[FileAnalysis]:
     out += [_analysis(f"tests/{p.name}", p.read_bytes()) for p in sorted((ROOT / "tests/unit/rank").glob("*.py"))]
     out += [_analysis(f"samples/{p.name}", p.read_bytes()) for p in sorted(SAMPLES.iterdir())]
     out.append(_analysis("pkg/symbols.pyi", (ROOT / "maguyva_lsp" / "index" / "symbols.py").read_bytes()))
+    out.append(_analysis("app/tiers.py", TIERS_FILE.encode()))
     return out
 
 
@@ -84,6 +101,7 @@ def _name_queries(corpus: list[FileAnalysis]) -> list[str]:
     definitions = [d for a in corpus for d in a.definitions]
     rng = random.Random(12)
     out: list[str] = ["", "x", "zzzq", "((*", "init", "__init__", "test", "Parse", "parse config", "café"]
+    out += TIER_QUERIES
     for d in rng.sample(definitions, 40):
         name = d.name
         words = split_identifier(name)
