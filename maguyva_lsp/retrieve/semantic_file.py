@@ -1,23 +1,20 @@
 """The vectors of a semantic retriever that keeps them itself (given a store_dir, outside an engine's manifest).
 
 One container, `vectors.mgv`, holds the whole chain compacted into a base (store/container.py: written atomically,
-mapped when read); `vectors.json` beside it records its size and CRC-32, checked when it is read, so a damaged
-file is detected and the vectors are rebuilt from the embedding cache.
+mapped when read); a second, empty one, `vectors.record.mgv`, records the first one's size and CRC-32 in its meta,
+checked when it is read, so a damaged file is detected and the vectors are rebuilt from the embedding cache.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import os
-import tempfile
 from pathlib import Path
 
 from maguyva_lsp.index.vectors import BinaryVectorStore
 from maguyva_lsp.store.container import Container, ContainerError, ContainerRecord, open_container, write_container
 
 VECTORS_FILE = "vectors.mgv"
-RECORD_FILE = "vectors.json"
+RECORD_FILE = "vectors.record.mgv"
 
 
 class VectorFile:
@@ -36,8 +33,8 @@ class VectorFile:
         if not self.path.exists():
             return []
         try:
-            record = ContainerRecord.from_json(json.loads(record_path.read_bytes()))
-        except (OSError, ValueError) as exc:
+            record = ContainerRecord.from_json(open_container(record_path).meta.get("record"))
+        except ValueError as exc:
             raise ContainerError(f"{RECORD_FILE}: unreadable ({exc})") from exc
         if record.name != VECTORS_FILE:
             raise ContainerError(f"{RECORD_FILE} names {record.name!r}")
@@ -57,21 +54,7 @@ class VectorFile:
         arrays, meta = exported.containers[0]
         try:
             record = write_container(self.path, arrays, meta)
-            _write_json(self.folder / RECORD_FILE, record.to_json())
+            write_container(self.folder / RECORD_FILE, {}, {"record": record.to_json()})
         except BaseException:
             store.export_failed()
             raise
-
-
-def _write_json(path: Path, value: object) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(value, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
