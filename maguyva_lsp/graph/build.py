@@ -304,7 +304,9 @@ class CodeGraph:
         self._writer = threading.Lock()
         self._edge_count: tuple[GraphSnapshot, int] | None = None  # distinct node pairs, counted when asked
         # What the last export wrote: its base segment, the strings that base was written with, its delta.
-        self._exported: tuple[GraphSegment, int, GraphSegment | None] | None = None
+        # What the last export wrote: its base segment, the strings that base was written with, its delta, and the
+        # others table (files given but not held) it wrote.
+        self._exported: tuple[GraphSegment, int, GraphSegment | None, npt.NDArray[np.int32]] | None = None
         self.problem: str | None = None  # why a stored chain could not be used, for the status
         # Where stored files' references come from when the graph keeps only their imports and bases (the engine's
         # segments); None: the graph stores every reference itself.
@@ -333,14 +335,22 @@ class CodeGraph:
             records = [build_record(f) for f in updated if f.belongs]
             # A file that no longer belongs (its code is gone) leaves like a removed one.
             gone = {*removed, *(f.path for f in updated if not f.belongs)}
-            state = self.state
+            state, scores = self._view
             known = state.file_count
             touched = len(records) + len(gone)
             source = self.reference_source
-            if not known or touched > REBUILD_FRACTION * known:
+            if not records and not any(state.has_file(p) for p in gone):
+                snapshot = state  # prose and data only: the graph itself does not change
+            elif not known or touched > REBUILD_FRACTION * known:
                 snapshot = _rebuild(state, records, gone, source)
             else:
                 snapshot = _update(state, records, gone, source)
+            others = _others(state, snapshot.strings, updated, removed)
+            if snapshot is state:
+                if not _same_others(others, state.others):
+                    self._view = (state.with_others(others), scores)
+                return
+            snapshot = snapshot.with_others(others)
             self._view = (snapshot, compute_centrality(snapshot))
 
     # ---- persistence: a chain part of the segment store (index/segment_parts.py; formats in persist.py) --------
@@ -354,13 +364,17 @@ class CodeGraph:
                 if len(state.segments) != 1 or not bool(np.all(state.live[0])):
                     self._view = _merged(*self._view)
                 state, scores = self._view
-                self._exported = (state.segments[0], len(state.strings), None)
+                self._exported = (state.segments[0], len(state.strings), None, state.others)
                 return ChainExport(True, [export_base(state, scores)])
             delta = state.segments[1] if len(state.segments) > 1 else None
-            if delta is None or exported[2] is delta:
+            if (delta is None or exported[2] is delta) and _same_others(exported[3], state.others):
                 return ChainExport(False)
+            if delta is None:  # only the files the graph does not hold changed: an empty delta carries them
+                self._view = (_with_empty_delta(state), self.scores)
+                state = self.state
+                delta = state.segments[1]
             written = export_delta(state, self.scores, exported[1])
-            self._exported = (exported[0], exported[1], delta)
+            self._exported = (exported[0], exported[1], delta, state.others)
             return ChainExport(False, [written], replaces=1 if exported[2] is not None else 0)
 
     def export_failed(self) -> None:
@@ -384,13 +398,14 @@ class CodeGraph:
                 else:
                     base_meta = containers[max(i for i, c in enumerate(containers) if c.meta.get("kind") == "base")]
                     delta = state.segments[1] if len(state.segments) > 1 else None
-                    self._exported = (state.segments[0], int(str(base_meta.meta["strings"])), delta)
+                    self._exported = (state.segments[0], int(str(base_meta.meta["strings"])), delta, state.others)
             self._view = (state, scores if scores is not None else compute_centrality(state))
 
     def file_versions(self) -> dict[str, str]:
-        """The content hash of every file the graph holds (which version of each it resolved)."""
+        """The content hash of every file the graph was given: those it holds (the version it resolved) and those it
+        does not hold (prose, data), so that an unchanged file is not given again at the next start."""
         state = self.state
-        out: dict[str, str] = {}
+        out: dict[str, str] = state.other_versions()
         for segment, live in zip(state.segments, state.live, strict=True):
             a = segment.arrays
             for row in np.flatnonzero(live).tolist():
@@ -559,10 +574,40 @@ def _with_delta(
     return GraphSnapshot.make(strings, [base, delta], [live[0], np.ones(delta.file_count, dtype=bool)])
 
 
+def _others(
+    state: GraphSnapshot, strings: StringTable, updated: Sequence[GraphInput], removed: Iterable[str]
+) -> npt.NDArray[np.int32]:
+    """The files given that the graph does not hold, after a batch: the earlier ones not in the batch, then the
+    batch's (ids of `strings`, the new snapshot's table: a rebuild starts a new one)."""
+    changed = {f.path for f in updated} | set(removed)
+    texts = state.strings.text
+    kept = [
+        (p, h)
+        for p, h in zip(state.others[0].tolist(), state.others[1].tolist(), strict=True)
+        if texts(p) not in changed
+    ]
+    if strings is not state.strings:
+        kept = [(strings.intern(texts(p)), strings.intern(texts(h))) for p, h in kept]
+    kept.extend((strings.intern(f.path), strings.intern(f.content_hash)) for f in updated if not f.belongs)
+    return np.array(kept, dtype=np.int32).reshape(-1, 2).T.copy()
+
+
+def _same_others(a: npt.NDArray[np.int32], b: npt.NDArray[np.int32]) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def _with_empty_delta(state: GraphSnapshot) -> GraphSnapshot:
+    """A base-only state with an empty delta after it (to write what changed beside the segments); the slots and
+    hence the centrality are the same."""
+    delta = SegmentBuilder(state.strings).build()
+    live = [*state.live, np.ones(0, dtype=bool)]
+    return GraphSnapshot.make(state.strings, [*state.segments, delta], live, state.others)
+
+
 def _with_empty_base(state: GraphSnapshot) -> GraphSnapshot:
     """A state with no segment yet (nothing indexed) as one empty base, so that it can be written."""
     segment = SegmentBuilder(state.strings).build()
-    return GraphSnapshot.make(state.strings, [segment], [np.ones(0, dtype=bool)])
+    return GraphSnapshot.make(state.strings, [segment], [np.ones(0, dtype=bool)], state.others)
 
 
 def _merged(state: GraphSnapshot, scores: CentralityScores) -> tuple[GraphSnapshot, CentralityScores]:
@@ -574,5 +619,7 @@ def _merged(state: GraphSnapshot, scores: CentralityScores) -> tuple[GraphSnapsh
     for segment, live in zip(state.segments, state.live, strict=True):
         builder.copy(segment, live)
     merged = builder.build()
-    snapshot = GraphSnapshot.make(state.strings.frozen(), [merged], [np.ones(merged.file_count, dtype=bool)])
+    snapshot = GraphSnapshot.make(
+        state.strings.frozen(), [merged], [np.ones(merged.file_count, dtype=bool)], state.others
+    )
     return snapshot, scores.renumbered(snapshot, state)

@@ -22,10 +22,11 @@ from maguyva_lsp.graph.segment import GraphSegment
 from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.graph.strings import StringTable
 
-GRAPH_FORMAT = 2  # bump when a column, an index or the chain's meaning changes: older chains are then rebuilt
+GRAPH_FORMAT = 3  # bump when a column, an index or the chain's meaning changes: older chains are then rebuilt
 BASE, DELTA = "base", "delta"
 _SEGMENT, _STRINGS, _ADDED, _SCORES = "segment.", "strings.", "added.", "scores."
 _BASE_LIVE = "base.live"
+_OTHERS = "others"  # files given but not held: path ids over content-hash ids (2 × n), complete in every element
 
 Array = npt.NDArray[Any]
 
@@ -49,6 +50,7 @@ def export_base(snapshot: GraphSnapshot, scores: CentralityScores | None) -> Exp
         raise ValueError("a graph base is written without tombstones: merge first")
     strings = snapshot.strings.arrays()
     arrays = _prefixed(_SEGMENT, segment.arrays) | _prefixed(_STRINGS, strings)
+    arrays[_OTHERS] = np.ascontiguousarray(snapshot.others, dtype=np.int32)
     alone = len(snapshot.segments) == 1 and scores is not None
     if alone and scores is not None:
         arrays |= _prefixed(_SCORES, scores.arrays())
@@ -74,6 +76,7 @@ def export_delta(snapshot: GraphSnapshot, scores: CentralityScores, base_strings
     arrays[_ADDED + "blob"] = np.frombuffer(b"".join(encoded), dtype=np.uint8)
     arrays[_ADDED + "offsets"] = offsets
     arrays[_BASE_LIVE] = snapshot.live[0].astype(np.uint8)
+    arrays[_OTHERS] = np.ascontiguousarray(snapshot.others, dtype=np.int32)
     meta: dict[str, object] = {
         "kind": DELTA,
         "format": GRAPH_FORMAT,
@@ -116,7 +119,8 @@ def open_chain(
     if base.file_count != _meta_int(base_meta, "files"):
         raise ValueError("graph chain: the base's files do not match its meta")
     if not later:
-        snapshot = GraphSnapshot.make(strings, [base], [np.ones(base.file_count, dtype=bool)])
+        others = _others(base_arrays, len(strings))
+        snapshot = GraphSnapshot.make(strings, [base], [np.ones(base.file_count, dtype=bool)], others)
         return snapshot, _scores(snapshot, base_arrays, base_meta)
     delta_arrays, delta_meta = arrays[later[-1]], metas[later[-1]]
     if _meta_int(delta_meta, "base_files") != base.file_count or _meta_int(delta_meta, "base_strings") != len(strings):
@@ -132,8 +136,18 @@ def open_chain(
     base_live = np.asarray(delta_arrays[_BASE_LIVE]).astype(bool)
     if len(base_live) != base.file_count:
         raise ValueError("graph chain: the delta's live mask does not cover the base")
-    snapshot = GraphSnapshot.make(strings, [base, delta], [base_live, np.ones(delta.file_count, dtype=bool)])
+    others = _others(delta_arrays, len(strings))
+    snapshot = GraphSnapshot.make(strings, [base, delta], [base_live, np.ones(delta.file_count, dtype=bool)], others)
     return snapshot, _scores(snapshot, delta_arrays, delta_meta)
+
+
+def _others(arrays: Mapping[str, Array], strings: int) -> npt.NDArray[np.int32]:
+    others = arrays.get(_OTHERS)
+    if others is None or others.dtype != np.int32 or others.ndim != 2 or others.shape[0] != 2:
+        raise ValueError("graph chain: the files given but not held are missing")
+    if others.size and (int(others.min()) < 0 or int(others.max()) >= strings):
+        raise ValueError("graph chain: the files given but not held name unknown strings")
+    return np.asarray(others)
 
 
 def _scores(snapshot: GraphSnapshot, arrays: Mapping[str, Array], meta: Mapping[str, object]) -> CentralityScores:

@@ -10,8 +10,9 @@ segment order: they index the centrality arrays.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -53,9 +54,18 @@ class GraphSnapshot:
     file_slot: IntArray  # path's string id → global file slot
     node_bases: tuple[int, ...]  # first global slot of each segment's nodes (and one past the last)
     file_bases: tuple[int, ...]
+    # Files given to the graph that it does not hold (prose, data: no module system, no definitions or references):
+    # row 0 their path ids, row 1 their content hashes' ids, so that `file_versions` says they are current too.
+    others: IntArray = field(default_factory=lambda: np.zeros((2, 0), dtype=np.int32))
 
     @classmethod
-    def make(cls, strings: StringTable, segments: Sequence[GraphSegment], live: Sequence[BoolArray]) -> GraphSnapshot:
+    def make(
+        cls,
+        strings: StringTable,
+        segments: Sequence[GraphSegment],
+        live: Sequence[BoolArray],
+        others: IntArray | None = None,
+    ) -> GraphSnapshot:
         node_bases = [0]
         file_bases = [0]
         for segment in segments:
@@ -72,7 +82,16 @@ class GraphSnapshot:
             file_slot=_slots([s.arrays["files.path"] for s in segments], live_files, size, file_bases),
             node_bases=tuple(node_bases),
             file_bases=tuple(file_bases),
+            others=others if others is not None else np.zeros((2, 0), dtype=np.int32),
         )
+
+    def with_others(self, others: IntArray) -> GraphSnapshot:
+        return dataclasses.replace(self, others=others)
+
+    def other_versions(self) -> dict[str, str]:
+        """Path → content hash of the files given to the graph that it does not hold."""
+        text = self.strings.text
+        return {text(p): text(h) for p, h in zip(self.others[0].tolist(), self.others[1].tolist(), strict=True)}
 
     # ---- counts -------------------------------------------------------------------------------------------------
     @property
