@@ -104,6 +104,7 @@ class ResolutionIndex:
         self.memo: dict[tuple[object, ...], tuple[list[str], frozenset[DepKey]]] = {}
         self.module_keys: dict[str, tuple[ModuleKey, ...]] = dict(keys or {})  # files whose keys are not stored
         self._file_facts: dict[str, tuple[bool, str | None, str | None]] = {}
+        self._module_files: dict[ModuleKey, frozenset[str]] = {}
         self._rekeyed = set(self.module_keys)  # files whose stored module keys do not hold in this pass
         own_nodes: dict[str, SymbolNode] = {}
         self._own_named: dict[str, set[str]] = defaultdict(set)
@@ -125,8 +126,10 @@ class ResolutionIndex:
         gone = [p for p, r in overlay.items() if r is None]
         # The loaders hold the snapshot and the overlay, not this index: no reference cycle, so a pass's caches are
         # freed as soon as it ends (the collector is paused meanwhile).
-        self.records: _Loaded[FileRecord] = _Loaded(partial(_stored_record, snapshot, overlay), present, gone)
         self.nodes: _Loaded[SymbolNode] = _Loaded(partial(_stored_node, snapshot, overlay), own_nodes)
+        self.records: _Loaded[FileRecord] = _Loaded(
+            partial(_stored_record, snapshot, overlay, self.nodes), present, gone
+        )
         self.by_name: _Loaded[frozenset[str]] = _Loaded(
             partial(_stored_named, snapshot, overlay, self.nodes, self._own_named), {}
         )
@@ -149,7 +152,7 @@ class ResolutionIndex:
         """A file's record with every use, to resolve it."""
         record = self.records.get(path)
         if record is not None and not record.complete:
-            record = complete_record(self.snapshot, path, self.source)
+            record = complete_record(self.snapshot, path, self.source, record)
             self.records[path] = record
         return record
 
@@ -212,8 +215,11 @@ class ResolutionIndex:
         return keys
 
     def files_of(self, key: ModuleKey) -> frozenset[str]:
-        stored = {p for p in self.snapshot.module_files(key) if not self.hidden(p) and p not in self._rekeyed}
-        return frozenset(stored | self._own_keyed.get(key, set()))
+        found = self._module_files.get(key)
+        if found is None:
+            stored = {p for p in self.snapshot.module_files(key) if not self.hidden(p) and p not in self._rekeyed}
+            found = self._module_files[key] = frozenset(stored | self._own_keyed.get(key, set()))
+        return found
 
     def package_files(self, path: str) -> frozenset[str]:
         system = self.system(path)
@@ -231,23 +237,35 @@ class ResolutionIndex:
         return is_init_file(init, self.system(init))
 
 
-def complete_record(snapshot: GraphSnapshot, path: str, source: ReferenceSource | None) -> FileRecord:
+def complete_record(
+    snapshot: GraphSnapshot, path: str, source: ReferenceSource | None, light: FileRecord | None = None
+) -> FileRecord:
     """A stored file's record with every reference: its own, or (stored with imports and bases only) the source's
-    references of the very version the graph holds."""
-    record = snapshot.record(path)
+    references of the very version the graph holds. `light`: the record already made without them (its nodes are
+    reused)."""
+    record = light if light is not None else snapshot.record(path, complete=False)
     if record is None:
         raise KeyError(path)
-    if record.complete:
-        return record
-    references = source(path, record.content_hash) if source is not None else None
+    references = snapshot.stored_references(path)
+    if references is None and source is not None:
+        references = source(path, record.content_hash)
     if references is None:
         raise GraphSourceError(f"no references of {path} (content {record.content_hash}) to resolve it again")
     return make_record(record.module_node, record.symbols, references, content_hash=record.content_hash)
 
 
-def _stored_record(snapshot: GraphSnapshot, overlay: dict[str, FileRecord | None], path: str) -> FileRecord | None:
-    """A stored file's record as other files' resolution reads it (without its own uses)."""
-    return None if path in overlay else snapshot.record(path, complete=False)
+def _stored_record(
+    snapshot: GraphSnapshot, overlay: dict[str, FileRecord | None], nodes: dict[str, SymbolNode], path: str
+) -> FileRecord | None:
+    """A stored file's record as other files' resolution reads it (without its own uses); its nodes join the pass's
+    node cache (lookups of members and targets in a file read just now are common)."""
+    if path in overlay:
+        return None
+    record = snapshot.record(path, complete=False)
+    if record is not None:
+        for node in (record.module_node, *record.symbols.values()):
+            nodes.setdefault(node.node_id, node)
+    return record
 
 
 def _stored_node(snapshot: GraphSnapshot, overlay: dict[str, FileRecord | None], node_id: str) -> SymbolNode | None:

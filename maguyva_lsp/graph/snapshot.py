@@ -29,6 +29,7 @@ from maguyva_lsp.graph.segment import (
     package_key,
 )
 from maguyva_lsp.graph.strings import NO_STRING, StringTable
+from maguyva_lsp.model import Reference
 
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int32]
@@ -193,6 +194,16 @@ class GraphSnapshot:
         k, row = where
         start, end = self.segments[k].span_of("nodes", row)
         return range(self.node_bases[k] + start, self.node_bases[k] + end)
+
+    def stored_references(self, path: str) -> tuple[Reference, ...] | None:
+        """Every reference of a stored file, when the graph stored them all (else None: ask the source)."""
+        where = self.file_location(path)
+        if where is None:
+            raise KeyError(path)
+        segment = self.segments[where[0]]
+        if not bool(segment.arrays["files.complete"][where[1]]):
+            return None
+        return segment.references(self.strings, where[1], path)
 
     def file_slots_named(self, path: str, name: str) -> list[int]:
         """Global slots of a file's definitions (not its file node) with this name, read from its rows only."""
