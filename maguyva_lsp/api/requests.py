@@ -28,7 +28,8 @@ PROTOCOL_FIELDS: frozenset[str] = frozenset({"workDoneToken", "partialResultToke
 
 
 def _object(params: object, field: str = "params") -> Mapping[str, Any]:
-    if params is None:
+    # An empty array is how clients whose language has one empty table for both (Neovim's Lua) send no params.
+    if params is None or (field == "params" and isinstance(params, list | tuple) and not params):
         return {}
     if not isinstance(params, Mapping):
         raise InvalidRequestError(field, f"must be an object, got {_kind(params)}")

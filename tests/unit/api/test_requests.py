@@ -54,6 +54,8 @@ URI = "file:///ws/app/config.py"
         ("symbols", {"query": ""}, SymbolsRequest("")),
         ("status", None, StatusRequest()),
         ("status", {}, StatusRequest()),
+        # Neovim's Lua encodes an empty table as an empty array: no params, not a mistake.
+        ("status", [], StatusRequest()),
     ],
 )
 def test_parses(method: str, params: Any, request_: object) -> None:
@@ -65,6 +67,7 @@ def test_parses(method: str, params: Any, request_: object) -> None:
     [
         ("search", None, "'query' is required"),
         ("search", [1], "'params' must be an object, got array"),
+        ("search", [], "'query' is required"),
         ("search", {"query": " "}, "'query' must not be empty"),
         ("search", {"query": 1}, "'query' must be a string, got number"),
         ("search", {"query": "x", "limit": 0}, "'limit' must be a whole number from 1 to 1000, got 0"),
