@@ -2,7 +2,10 @@
 overall, per family and per source (with its confusion matrix), on the repositories held out from tuning and on the
 rest, the precision of every rule that routes confidently (≥ 0.85), and the cost per query.
 
-    .venv/bin/python benchmarks/bench_intents.py [--seed 13] [--json OUT] [--misses N] [--split all|train|held-out]
+    .venv/bin/python benchmarks/bench_intents.py [--seed 13] [--json OUT] [--misses N] [--fixed]
+
+`--fixed` reports the test suite's sample instead (benchmarks/intent_fixed.py: only sources fixed for a checkout and
+interpreter, the same on every machine), the figures tests/benchmarks/test_intent_corpus.py gates on.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from maguyva_lsp.query.routing import DIRECT_CONFIDENCE
 
 sys.path.insert(0, str(Path(__file__).parent))
 from intent_corpus import Labelled, build_corpus
+from intent_fixed import build_fixed_corpus
 
 # A rule that routes confidently must be right at least this often on the corpus (issue 13).
 CONFIDENT_RULE_PRECISION = 0.98
@@ -172,8 +176,9 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--misses", type=int, default=0, help="show this many misses per source (tuned-on part)")
     parser.add_argument("--no-timing", action="store_true")
+    parser.add_argument("--fixed", action="store_true", help="the test suite's machine-independent sample")
     args = parser.parse_args()
-    corpus = build_corpus(args.seed)
+    corpus = build_fixed_corpus(args.seed) if args.fixed else build_corpus(args.seed)
     figures = evaluate(corpus)
     if not args.no_timing:
         figures["timing"] = timing(corpus)

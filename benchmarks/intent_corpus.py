@@ -28,8 +28,9 @@ import sysconfig
 import textwrap
 import zipfile
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 # Python files read at most (a seeded sample of the stdlib and site-packages).
@@ -294,8 +295,22 @@ def _first_sentence_line(doc: str) -> str | None:
     return first.rstrip(".")
 
 
+@dataclass(frozen=True, slots=True)
+class PythonSource:
+    """One Python file of a source tree: its package (for the held-out split), its path below the tree's root
+    (`json/decoder.py`, as a traceback shows it) and how to read it (a file on disk, or a member of a wheel)."""
+
+    repo: str
+    rel: str
+    read: Callable[[], str]
+
+    @property
+    def module(self) -> str:
+        return self.rel.removesuffix(".py").replace("/", ".")
+
+
 def python_items(
-    files: list[tuple[str, Path]], rng: random.Random, max_files: int = MAX_PYTHON_FILES
+    files: list[PythonSource], rng: random.Random, max_files: int = MAX_PYTHON_FILES
 ) -> dict[str, list[Labelled]]:
     """Docstring and comment first lines, raise sites, logging calls and function bodies of Python files, each
     labelled with its package (the first folder under the site-packages or stdlib root)."""
@@ -309,14 +324,14 @@ def python_items(
         per_repo[key] = per_repo.get(key, 0) + 1
         found[source].append(Labelled(query, intent, source, repo))
 
-    for repo, path in files[:max_files]:
+    for file in files[:max_files]:
+        repo, module = file.repo, file.module
         try:
-            source = path.read_text(encoding="utf-8")
+            source = file.read()
             tree = ast.parse(source)
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             continue
         lines = source.splitlines()
-        module = path.with_suffix("").as_posix().replace("/", ".").split("site-packages.")[-1].split("python3.11.")[-1]
         nodes = list(ast.walk(tree))
         rng.shuffle(nodes)
         for node in nodes:
@@ -335,8 +350,7 @@ def python_items(
                 name = _error_name(node.exc.func)
                 message = render_message(node.exc.args[0], rng)
                 if name and message and _good_message(message):
-                    rel = path.as_posix().split("site-packages/")[-1].split("python3.11/")[-1]
-                    add("raise", repo, render_raise(name, message, module, (rel, node.lineno), rng), "exact_match")
+                    add("raise", repo, render_raise(name, message, module, (file.rel, node.lineno), rng), "exact_match")
             elif isinstance(node, ast.Call) and logging_call(node):
                 message = render_log_message(node, rng)
                 if message and _good_message(message):
@@ -350,20 +364,35 @@ def python_items(
     return found
 
 
-def python_files(rng: random.Random) -> list[tuple[str, Path]]:
-    """(package, file) for the stdlib of the running interpreter and its site-packages, in a seeded order."""
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
-    roots = [(stdlib, "stdlib")] + [(Path(p), "site") for p in sys.path if p.endswith("site-packages")]
-    out: list[tuple[str, Path]] = []
-    for root, kind in roots:
-        for path in sorted(root.rglob("*.py")):
-            rel = path.relative_to(root).parts
-            if not rel or "test" in rel[0] or rel[0] in ("__pycache__", "site-packages", "idlelib", "lib2to3"):
-                continue
-            if any(part in ("tests", "test", "_vendor", "vendor") for part in rel):
-                continue
-            package = (f"stdlib/{rel[0]}" if kind == "stdlib" else rel[0]).removesuffix(".py")
-            out.append((package, path))
+def stdlib_root() -> Path:
+    return Path(sysconfig.get_paths()["stdlib"])
+
+
+def source_wanted(parts: tuple[str, ...]) -> bool:
+    """A file below a source root that a person wrote as library code: not tests, vendored copies, caches, nested
+    site-packages, nor IDLE and lib2to3 (applications and data more than library code)."""
+    if not parts or "test" in parts[0] or parts[0] in ("__pycache__", "site-packages", "idlelib", "lib2to3"):
+        return False
+    return not any(part in ("tests", "test", "_vendor", "vendor") for part in parts)
+
+
+def tree_sources(root: Path, prefix: str = "") -> list[PythonSource]:
+    """The Python files of a folder, each labelled with its first folder (prefixed: `stdlib/json`), in path order."""
+    out: list[PythonSource] = []
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).parts
+        if source_wanted(parts):
+            rel = "/".join(parts)
+            out.append(PythonSource(prefix + parts[0].removesuffix(".py"), rel, partial(path.read_text, "utf-8")))
+    return out
+
+
+def python_files(rng: random.Random) -> list[PythonSource]:
+    """The stdlib of the running interpreter and its site-packages, in a seeded order."""
+    out = tree_sources(stdlib_root(), "stdlib/")
+    for p in sys.path:
+        if p.endswith("site-packages"):
+            out.extend(tree_sources(Path(p)))
     rng.shuffle(out)
     return out
 
