@@ -31,6 +31,7 @@ from maguyva_lsp.retrieve.text import TextRetriever
 from maguyva_lsp.scan.skips import Skip, problem_warning, summarize
 from maguyva_lsp.search import SearchPipeline
 from maguyva_lsp.semantic_lane import SemanticLane
+from maguyva_lsp.store.embedding_cache import CACHE_FILE, EmbeddingCache
 from maguyva_lsp.store.segment_store import SegmentStore, StoreError, default_index_dir
 from maguyva_lsp.uris import uri_from_path
 
@@ -65,15 +66,18 @@ class Engine:
         self.structural = StructuralRetriever(self.segments)
         self.graph = GraphRetriever()
         self.segments.attach_chain(self.graph)  # its stored state, before any batch; written with every commit
-        semantic_dir = self.index_dir / "semantic" if self.segments.writable else None
-        self.semantic = SemanticRetriever(embedder, store_dir=semantic_dir)
+        # The vectors are a chain of the segment store; the embedding cache (texts already embedded, across edits
+        # and restarts) stays beside it.
+        cache = EmbeddingCache(self.index_dir / "semantic" / CACHE_FILE) if self.segments.writable else None
+        self.semantic = SemanticRetriever(embedder, cache=cache)
+        self.segments.attach_chain(self.semantic.chain)
         self.retrievers: dict[Modality, Retriever] = {
             "semantic": self.semantic,
             "text": self.text,
             "structural": self.structural,
             "graph": self.graph,
         }
-        self._semantic_lane = SemanticLane(self.semantic)
+        self._semantic_lane = SemanticLane(self.semantic, on_idle=self.segments.commit_chains)
         # Text and structural read the segments; the graph takes an index run's changes once they are complete.
         self._writer = IndexWriter(
             self.root,
@@ -83,6 +87,7 @@ class Engine:
             fed=(),
             follow=(self.graph,),
             semantic_lane=self._semantic_lane,
+            semantic=self.semantic,
         )
         self._analyzer = analyzer
         self.files = self._writer.files
@@ -292,5 +297,6 @@ class Engine:
         self._pipeline.close()
         self._analyzer.close()
         self._semantic_lane.close()
+        self.segments.commit_chains()  # what the semantic lane did last reaches the store
         self.semantic.close()
         self.segments.close()

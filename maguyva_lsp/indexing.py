@@ -22,6 +22,7 @@ from maguyva_lsp.index.segment_set import MAX_SEGMENTS, MergePlan, Segments, Sto
 from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, Modality, SourceFile
 from maguyva_lsp.retrieve.base import Retriever
+from maguyva_lsp.retrieve.semantic import SemanticRetriever
 from maguyva_lsp.scan.ignore import IGNORE_FILE_NAMES
 from maguyva_lsp.scan.skips import NOT_RECORDED, Skip, SkipReason, printable_path
 from maguyva_lsp.scan.walker import WorkspaceScanner
@@ -115,6 +116,7 @@ class IndexWriter:
         fed: Sequence[Retriever],
         follow: Sequence[Retriever] = (),
         semantic_lane: SemanticLane,
+        semantic: SemanticRetriever | None = None,
     ) -> None:
         self.root = root
         self.settings = settings
@@ -133,6 +135,7 @@ class IndexWriter:
         self._stored_follow: dict[int, list[ChangeBatch]] = {}  # during a run: stored files they lack, by retriever
         self.catching_up: frozenset[Modality] = frozenset()  # modalities not yet current during a run
         self._lane = semantic_lane
+        self._semantic = semantic
         self._known: set[str] = set()  # paths the fed retrievers hold (they learn of stored files at the first run)
         self._merges: list[threading.Thread] = []
         self.closed = False
@@ -150,7 +153,10 @@ class IndexWriter:
             self._deferred = []
             self.catching_up = frozenset({"text", "structural", *(r.name for r in self._follow)})
             try:
-                self._index(report)
+                first = not self.indexed_once
+                reused = self._index(report)
+                if first and reused and self._semantic is not None:
+                    self._lane.submit_call(self._semantic_catch_up)
                 self.catching_up = frozenset(r.name for r in self._follow)
                 self._catch_up(report)
                 report(IndexProgress("done", 0, 0, ready=("text", "structural", *(r.name for r in self._follow))))
@@ -164,7 +170,8 @@ class IndexWriter:
             self.merge_in_background(everything=False)
         return self.counters
 
-    def _index(self, report: ProgressCallback) -> None:
+    def _index(self, report: ProgressCallback) -> int:
+        """One run; returns how many stored files it kept."""
         report(IndexProgress("scanning", 0, 0))
         scan = self.scanner.scan()
         self.skipped = dict(scan.skipped)
@@ -194,6 +201,7 @@ class IndexWriter:
                 self.counters.reused += len(kept) - len(unreadable)
             self._analyze_and_apply(to_analyze, report)
         report(IndexProgress("indexed", len(current), len(current), ready=("text", "structural")))
+        return len(kept)
 
     def _catch_up(self, report: ProgressCallback) -> None:
         """Give each follow retriever the stored files it lacked and the run's changes, as one batch (the graph
@@ -209,6 +217,14 @@ class IndexWriter:
             self._feed((retriever,), combined)
         self.segments.commit_chains()  # the caught-up state reaches the store with the segments it matches
 
+    def _semantic_catch_up(self) -> None:
+        """On the semantic lane, once per process: the stored files whose vectors lag behind (or are gone) are applied
+        to the semantic retriever; unchanged files cost nothing."""
+        assert self._semantic is not None
+        changed, gone = self._semantic.stale(self.files.content_hashes())
+        if changed or gone:
+            self._semantic.apply(ChangeBatch(tuple(self.segments.load(changed)), tuple(gone)))
+
     def _stored_needs(
         self, kept: list[str], stored: dict[str, StoredFile], scanned: set[str]
     ) -> dict[int, tuple[set[str], list[str]]]:
@@ -216,11 +232,13 @@ class IndexWriter:
         the paths it holds that are no longer indexed. A retriever that persists itself (`file_versions`: path →
         content hash of what it holds) lacks only the files whose version differs; the others lack every file they
         have not been given in this process."""
-        needs: dict[int, tuple[set[str], list[str]]] = {0: ({p for p in kept if p not in self._known}, [])}
+        # The semantic retriever (key 0) persists itself: its catch-up runs on its lane (`_semantic_catch_up`).
+        lane: set[str] = set() if self._semantic is not None else {p for p in kept if p not in self._known}
+        needs: dict[int, tuple[set[str], list[str]]] = {0: (lane, [])}
         for retriever in (*self._fed, *self._follow):
             versions = getattr(retriever, "file_versions", None)
             if not callable(versions):
-                needs[id(retriever)] = (needs[0][0], [])
+                needs[id(retriever)] = ({p for p in kept if p not in self._known}, [])
                 continue
             held: dict[str, str] = versions()
             wanted = {p for p in kept if held.get(p) != stored[p].content_hash}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections.abc import Callable
 
 from maguyva_lsp.failures import BACKGROUND
 from maguyva_lsp.model import ChangeBatch
@@ -21,9 +22,11 @@ log = logging.getLogger(__name__)
 class SemanticLane:
     """Applies change batches to one retriever on a dedicated thread, in submission order."""
 
-    def __init__(self, retriever: Retriever) -> None:
+    def __init__(self, retriever: Retriever, on_idle: Callable[[], None] | None = None) -> None:
+        """`on_idle` runs on the lane's thread each time it has caught up (the engine commits the vectors then)."""
         self._retriever = retriever
-        self._queue: queue.Queue[ChangeBatch | None] = queue.Queue()
+        self._on_idle = on_idle
+        self._queue: queue.Queue[ChangeBatch | Callable[[], None] | None] = queue.Queue()
         self._pending = 0
         self._lock = threading.Lock()
         self._idle = threading.Event()
@@ -46,24 +49,47 @@ class SemanticLane:
             self._idle.clear()
         self._queue.put(batch)
 
+    def submit_call(self, task: Callable[[], None]) -> None:
+        """Run `task` on the lane's thread, in order with the batches (work that must see the vectors as they are
+        after the batches before it, and come before those after)."""
+        with self._lock:
+            self._pending += 1
+            self._idle.clear()
+        self._queue.put(task)
+
     def wait(self, timeout: float | None = None) -> bool:
         """Block until every submitted batch is applied; False when the timeout came first."""
         return self._idle.wait(timeout)
 
     def _run(self) -> None:
         while True:
-            batch = self._queue.get()
-            if batch is None:
+            item = self._queue.get()
+            if item is None:
                 return
             try:
-                self._retriever.apply(batch)
+                if isinstance(item, ChangeBatch):
+                    self._retriever.apply(item)
+                else:
+                    item()
             except Exception:  # its status says why; the lane keeps serving later batches
                 log.exception("the semantic retriever failed to apply a batch", extra=BACKGROUND)
             finally:
                 with self._lock:
                     self._pending -= 1
-                    if self._pending == 0:
-                        self._idle.set()
+                    caught_up = self._pending == 0
+                if caught_up:
+                    self._caught_up()
+
+    def _caught_up(self) -> None:
+        try:
+            if self._on_idle is not None:
+                self._on_idle()
+        except Exception:
+            log.exception("committing the semantic index failed", extra=BACKGROUND)
+        finally:
+            with self._lock:
+                if self._pending == 0:
+                    self._idle.set()
 
     def close(self, timeout: float = 30.0) -> None:
         """Finish what was submitted (up to `timeout`), then stop the thread."""

@@ -37,6 +37,15 @@ class FileTable:
     def paths(self) -> list[str]:
         return self._segments.current.paths()
 
+    def content_hashes(self) -> dict[str, str]:
+        """path → content hash of every indexed file as queries see it (an open buffer's version for its path)."""
+        out: dict[str, str] = {}
+        for segment in self._segments.current.segments:
+            core = segment.core
+            for local in np.flatnonzero(segment.alive).tolist():
+                out[core.paths[local]] = core.content_hash(local)
+        return out
+
     def identity(self, path: str) -> tuple[int, int] | None:
         """(size, mtime) of the indexed file, or None when it is not indexed or an open buffer stands for it."""
         found = self._segments.current.where(path)

@@ -334,3 +334,27 @@ def test_a_warm_start_gives_the_graph_only_what_it_lacks(tmp_path: Path) -> None
         assert snapshot(third) == before
     finally:
         third.close()
+
+
+def test_a_warm_start_reuses_every_stored_vector(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    write_tree(root, FILES)
+    first = new_engine(root, tmp_path)
+    first.index()
+    first.close()
+    (root / "app" / "server.py").write_text(FILES["app/server.py"] + "\n\ndef stop_server():\n    return 0\n")
+    second = new_engine(root, tmp_path)
+    applied: list[list[str]] = []
+    original = second.semantic.apply
+    second.semantic.apply = lambda batch: (  # type: ignore[method-assign]
+        applied.append(sorted(a.path for a in batch.updated)),
+        original(batch),
+    )[1]
+    try:
+        second.index()
+        assert [p for paths in applied for p in paths] == ["app/server.py"], "only the edited file is embedded"
+        assert second.semantic.embedded_texts <= 3
+        found = second.search("stop the server", preset="quick").to_json()["results"]
+        assert any(r["uri"].endswith("app/server.py") for r in found)
+    finally:
+        second.close()
