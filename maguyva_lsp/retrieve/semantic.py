@@ -2,22 +2,18 @@
 
 Only chunks whose embedded text is new are embedded: a re-applied file reuses its rows, and the embedding cache
 answers for texts seen before (across edits and restarts). The vectors are a chain of column parts
-(index/vectors.py) that the engine stores in its manifest (`export`, `open`, `stale`); a retriever given a
-`store_dir` keeps its chain there itself (semantic_file.py), beside the embedding cache.
+(index/vectors.py) that the segment set stores with its manifest (`chain`: opened mapped at start, exported at each
+commit); `stale` names the stored files the vectors lag behind.
 """
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import logging
 import threading
-import time
-import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -30,9 +26,8 @@ from maguyva_lsp.model import ChangeBatch, Chunk, FileAnalysis, Hit, Intent, Mod
 from maguyva_lsp.model import Span as ModelSpan
 from maguyva_lsp.query.snippet import snippet_code, snippet_kinds
 from maguyva_lsp.retrieve.base import RetrieverError
-from maguyva_lsp.retrieve.semantic_file import VectorFile
 from maguyva_lsp.store.container import ContainerError, ContainerRecord
-from maguyva_lsp.store.embedding_cache import CACHE_FILE, EmbeddingCache, text_hash
+from maguyva_lsp.store.embedding_cache import EmbeddingCache, text_hash
 
 log = logging.getLogger(__name__)
 
@@ -40,9 +35,6 @@ log = logging.getLogger(__name__)
 SNIPPET_CHARS = 200
 # Recent query embeddings kept in memory: typing a query re-asks the same text, and with Voyage each ask costs.
 QUERY_CACHE_SIZE = 256
-# With a store_dir, after a change the vectors are written at most this often (a burst of batches during indexing
-# writes once per interval, not once per batch); a pending write also runs at close and at interpreter exit.
-SAVE_INTERVAL_SECONDS = 5.0
 FINGERPRINT_BYTES = 16
 # A question's hits are ranked by file: a file's best score, plus this weight × the scores of its next chunks. (Chosen
 # on the dev set's flask, attrs and express questions, checked on starlette and cobra: see notes/i13-rank.md.)
@@ -64,11 +56,9 @@ class _Planned:
 class SemanticRetriever:
     """The `semantic` modality (SPEC §2): binary embeddings with exact Hamming search and float rescoring."""
 
-    def __init__(
-        self, embedder: Embedder, store_dir: Path | None = None, *, cache: EmbeddingCache | None = None
-    ) -> None:
-        """`store_dir`: the retriever persists itself there (embedding cache and vectors). An engine that stores the
-        vectors in its own manifest passes only `cache` and calls `open` / `export` / `stale`."""
+    def __init__(self, embedder: Embedder, *, cache: EmbeddingCache | None = None) -> None:
+        """`cache`: the embedding cache (texts embedded before, across edits and restarts); in memory when None. The
+        vectors themselves are stored by the segment set (`chain`), or kept in memory only."""
         self._embedder = embedder
         self._apply_lock = threading.Lock()
         self._query_lock = threading.Lock()
@@ -76,36 +66,15 @@ class SemanticRetriever:
         self._failure: str | None = None
         self._pending: dict[str, FileAnalysis] = {}  # files whose embedding failed, retried with the next batch
         self._unverified: list[tuple[StoredArrays, ContainerRecord]] = []  # opened, checksum not yet read
-        self._dirty = False
-        self._last_save = 0.0
-        self._save_timer: threading.Timer | None = None
         # Not `cache or ...`: an empty cache has length 0, and is then falsy.
-        self._cache = (
-            cache if cache is not None else EmbeddingCache(None if store_dir is None else store_dir / CACHE_FILE)
-        )
+        self._cache = cache if cache is not None else EmbeddingCache(None)
         self._store = self._empty_store()
-        self._file = VectorFile(store_dir) if store_dir is not None else None
-        if self._file is not None:
-            self._open_file(self._file)
         self._doc_floats = _gives_document_floats(embedder)
         self.embedded_texts = 0  # texts sent to the embedder since start (the rest came from reuse or the cache)
-        if store_dir is not None:
-            self._exit_hook: Callable[[], None] | None = _weak_flush(self)
-            atexit.register(self._exit_hook)
-        else:
-            self._exit_hook = None
 
     def _empty_store(self) -> BinaryVectorStore:
         embedder = self._embedder
         return BinaryVectorStore(embedder.dimension, embedder.name, f"{embedder.text_style}:{EMBED_TEXT_VERSION}")
-
-    def _open_file(self, file: VectorFile) -> None:
-        try:
-            containers = file.read()
-        except (ContainerError, OSError) as exc:
-            log.warning("semantic index not reused, rebuilding from the embedding cache: %s", exc)
-            return
-        self.open(containers)
 
     @property
     def name(self) -> Modality:
@@ -204,8 +173,7 @@ class SemanticRetriever:
                 self._failure = f"embedding failed: {exc}"
                 self._pending = {path: analyses[path] for path in changed}
                 log.warning("semantic index: %s (%d files kept for retry)", self._failure, len(self._pending))
-                if self._store.replace(batch.removed):
-                    self._changed()
+                self._store.replace(batch.removed)
                 return
             self._failure = None
             self._pending = {}
@@ -213,8 +181,8 @@ class SemanticRetriever:
                 FileRows(path, tag, analysis.content_hash, [p.ref for p in plan])
                 for path, (analysis, tag, plan) in changed.items()
             ]
-            if (files or batch.removed) and (self._store.replace(batch.removed, files, vectors) or files):
-                self._changed()
+            if files or batch.removed:
+                self._store.replace(batch.removed, files, vectors)
 
     def _plan(self, analysis: FileAnalysis) -> list[_Planned]:
         """What to index for a file: its chunks, each with the live row of the same text to reuse, if any."""
@@ -274,42 +242,8 @@ class SemanticRetriever:
             put(todo, row_vectors(fresh.take([row_of[plan[i].ref.text_hash] for i in todo])))
         return RowVectors(codes, quantized, scales)
 
-    def _changed(self) -> None:
-        """With a store_dir, persist soon, on a timer thread: at once when the last write is an interval old, else
-        when it will be (a burst of batches writes once per interval). The caller never waits for the write."""
-        if self._file is None:
-            return
-        self._dirty = True
-        if self._save_timer is None:
-            wait = max(self._last_save + SAVE_INTERVAL_SECONDS - time.monotonic(), 0.0)
-            self._save_timer = threading.Timer(wait, self.flush)
-            self._save_timer.daemon = True
-            self._save_timer.start()
-
-    def _save_locked(self) -> None:
-        if self._file is None or not self._dirty:
-            return
-        try:
-            self._file.write(self._store)
-        except OSError as exc:
-            log.warning("cannot save the semantic index to %s: %s", self._file.folder, exc)
-        self._dirty = False
-        self._last_save = time.monotonic()
-
-    def flush(self) -> None:
-        """With a store_dir, write pending changes to disk now."""
-        with self._apply_lock:
-            if self._save_timer is not None:
-                self._save_timer.cancel()
-                self._save_timer = None
-            self._save_locked()
-
     def close(self) -> None:
-        """Flush and release the cache and the embedder's resources."""
-        self.flush()
-        if self._exit_hook is not None:
-            atexit.unregister(self._exit_hook)
-            self._exit_hook = None
+        """Release the cache and the embedder's resources."""
         self._cache.close()
         closer = getattr(self._embedder, "close", None)
         if callable(closer):
@@ -453,15 +387,3 @@ def _gives_document_floats(embedder: Embedder) -> bool:
         return embedder.embed_documents([]).floats is not None
     except EmbedderError:
         return False
-
-
-def _weak_flush(retriever: SemanticRetriever) -> Callable[[], None]:
-    """An exit hook that flushes the retriever if it still exists (the hook must not keep it alive)."""
-    ref = weakref.ref(retriever)
-
-    def hook() -> None:
-        target = ref()
-        if target is not None:
-            target.flush()
-
-    return hook

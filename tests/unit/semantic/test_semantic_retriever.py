@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,13 @@ import responses
 
 from maguyva_lsp.config import SecretStr
 from maguyva_lsp.embed.voyage import VoyageEmbedder
+from maguyva_lsp.index.segment_set import Segments
 from maguyva_lsp.model import ChangeBatch, Classification, Hit, Intent, RetrievalQuery, Span
 from maguyva_lsp.retrieve import semantic
 from maguyva_lsp.retrieve.base import Retriever, RetrieverError
 from maguyva_lsp.retrieve.semantic import SemanticRetriever
-from maguyva_lsp.retrieve.semantic_file import VECTORS_FILE
+from maguyva_lsp.store.embedding_cache import CACHE_FILE, EmbeddingCache
+from maguyva_lsp.store.segment_store import SegmentStore
 
 MAIL = '''"""Outgoing mail."""
 
@@ -57,10 +58,12 @@ def _query(text: str, intent: Intent = Intent.UNDERSTAND_CODE, target: str | Non
     return RetrievalQuery(Classification(text, intent, 0.75, "test", target if target is not None else text))
 
 
-@pytest.fixture(autouse=True)
-def _quick_saves(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Every apply is written at once (on the timer thread; close() waits for it), so a restart in the test sees it.
-    monkeypatch.setattr(semantic, "SAVE_INTERVAL_SECONDS", 0.0)
+def _stored(folder: Path, embedder: Any) -> tuple[SemanticRetriever, Segments]:
+    """A retriever whose vectors are a chain of the segment store in `folder`, the embedding cache beside it."""
+    segments = Segments(SegmentStore(folder, "schema", "fingerprint"))
+    retriever = SemanticRetriever(embedder, cache=EmbeddingCache(folder / "semantic" / CACHE_FILE))
+    segments.attach_chain(retriever.chain)
+    return retriever, segments
 
 
 def test_it_is_a_retriever_and_finds_code_by_meaning(counting_embedder: Any, analyse: Any) -> None:
@@ -125,8 +128,8 @@ def test_only_questions_are_ranked_by_file(counting_embedder: Any, analyse: Any)
 def test_an_edit_to_one_function_embeds_only_that_chunk_across_edits_and_restarts(
     counting_embedder: Any, analyse: Any, tmp_path: Path
 ) -> None:
-    store_dir = tmp_path / "index"
-    retriever = SemanticRetriever(counting_embedder, store_dir)
+    folder = tmp_path / "index"
+    retriever, segments = _stored(folder, counting_embedder)
     first = analyse("app/mail.py", MAIL)
     retriever.apply(ChangeBatch(updated=(first,)))
     chunks = len(first.chunks)
@@ -146,43 +149,26 @@ def test_an_edit_to_one_function_embeds_only_that_chunk_across_edits_and_restart
     assert counting_embedder.texts_embedded == chunks + 1
     hit = retriever.search(_query("deliver email through smtp"), 1)[0]
     assert hit.symbol == "send_email_message" and hit.span.start_line == 7
+    segments.commit_chains()
     retriever.close()
+    segments.close()
 
-    # Restart: the vectors come back from disk; re-applying the same analysis embeds nothing.
-    restarted = SemanticRetriever(counting_embedder, store_dir)
+    # Restart: the vectors come back from the store; re-applying the same analysis embeds nothing.
+    restarted, segments = _stored(folder, counting_embedder)
     assert restarted.chunk_count == len(shifted.chunks)
     assert restarted.search(_query("deliver email through smtp"), 1)[0].span.start_line == 7
     restarted.apply(ChangeBatch(updated=(shifted,)))
     assert counting_embedder.texts_embedded == chunks + 1
     restarted.close()
+    segments.close()
 
-    # The vector snapshot is lost: the embedding cache still answers for every chunk.
-    (store_dir / VECTORS_FILE).unlink()
-    rebuilt = SemanticRetriever(counting_embedder, store_dir)
+    # The vectors are lost: the embedding cache still answers for every chunk.
+    rebuilt = SemanticRetriever(counting_embedder, cache=EmbeddingCache(folder / "semantic" / CACHE_FILE))
     assert rebuilt.chunk_count == 0
     rebuilt.apply(ChangeBatch(updated=(shifted,)))
     assert counting_embedder.texts_embedded == chunks + 1
     assert rebuilt.chunk_count == len(shifted.chunks)
     rebuilt.close()
-
-
-def test_a_damaged_snapshot_is_rebuilt_from_the_cache(
-    counting_embedder: Any, analyse: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    store_dir = tmp_path / "index"
-    analysis = analyse("app/mail.py", MAIL)
-    retriever = SemanticRetriever(counting_embedder, store_dir)
-    retriever.apply(ChangeBatch(updated=(analysis,)))
-    retriever.close()
-    (store_dir / VECTORS_FILE).write_bytes(b"garbage")
-    before = counting_embedder.texts_embedded
-    with caplog.at_level(logging.WARNING):
-        again = SemanticRetriever(counting_embedder, store_dir)
-    assert "rebuilding from the embedding cache" in caplog.text
-    again.apply(ChangeBatch(updated=(analysis,)))
-    assert counting_embedder.texts_embedded == before
-    assert again.search(_query("email"), 1)[0].symbol == "send_email_message"
-    again.close()
 
 
 def test_removed_files_leave_the_index(counting_embedder: Any, analyse: Any) -> None:
@@ -242,7 +228,7 @@ def _voyage_answer(request: requests.PreparedRequest) -> tuple[int, dict[str, st
 
 def test_embedder_failures_mark_the_retriever_unavailable_and_heal(analyse: Any, tmp_path: Path) -> None:
     embedder = VoyageEmbedder(SecretStr(KEY), dimension=256, sleep=lambda _s: None)
-    retriever = SemanticRetriever(embedder, tmp_path / "index")
+    retriever = SemanticRetriever(embedder, cache=EmbeddingCache(tmp_path / "index" / CACHE_FILE))
     analysis = analyse("app/mail.py", MAIL)
     with responses.RequestsMock() as mock:
         mock.add(responses.POST, URL, status=401, json={"detail": "Provided API key is invalid."})
@@ -272,7 +258,6 @@ def test_embedder_failures_mark_the_retriever_unavailable_and_heal(analyse: Any,
 def test_memory_only_retriever_writes_nothing(counting_embedder: Any, analyse: Any, tmp_path: Path) -> None:
     retriever = SemanticRetriever(counting_embedder)
     retriever.apply(ChangeBatch(updated=(analyse("app/mail.py", MAIL),)))
-    retriever.flush()
     retriever.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ws"]
 
