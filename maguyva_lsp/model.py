@@ -6,6 +6,7 @@ All line and column numbers are 0-based (as in LSP); columns count Unicode code 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -143,6 +144,38 @@ class Hit:
     snippet: str = ""
     # Extra facts a retriever can attach for `explain` (e.g. the graph path that reached an impacted symbol).
     detail: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCounts:
+    """How much an exact text search (a literal, a regex, a whole identifier) found in all, beyond the hits it
+    returned. A broad search ranks its top hits without counting every match of every file: then `truncated` is
+    True and `matches` and `files` are lower bounds (`files` stays exact unless `files_unread` files were never
+    read, when a time budget or a scan cap stopped the search)."""
+
+    matches: int
+    files: int
+    truncated: bool = False
+    files_unread: int = 0
+
+    def plus(self, other: MatchCounts) -> MatchCounts:
+        """The counts of two searches over disjoint files (the folders of a multi-root workspace)."""
+        return MatchCounts(
+            self.matches + other.matches,
+            self.files + other.files,
+            self.truncated or other.truncated,
+            self.files_unread + other.files_unread,
+        )
+
+
+class RankedHits(list[Hit]):
+    """A retriever's ranked list, with the counts of the whole result set when the retriever knows them."""
+
+    __slots__ = ("counts",)
+
+    def __init__(self, hits: Iterable[Hit] = (), counts: MatchCounts | None = None) -> None:
+        super().__init__(hits)
+        self.counts = counts
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,13 +8,13 @@ import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Protocol
 
 from maguyva_lsp.config import DEFAULT_LIMIT, MAX_LIMIT
 from maguyva_lsp.index.text_regex import plan_regex
-from maguyva_lsp.model import MODALITIES, Hit, Modality, PathClass, RetrievalQuery
+from maguyva_lsp.model import MODALITIES, Hit, MatchCounts, Modality, PathClass, RankedHits, RetrievalQuery
 from maguyva_lsp.parse.languages import is_document
 from maguyva_lsp.query.intent import classify, classify_pattern
 from maguyva_lsp.query.profiles import SOURCE_FIRST_INTENTS, WEIGHTS, preset_spec
@@ -70,6 +70,13 @@ class _Outcome:
     lists: dict[Modality, list[Hit]]
     skipped: dict[Modality, str]
     partial: bool = False
+    # What a retriever knows of its whole result set (the text retriever's exact searches: matches and files).
+    counts: dict[Modality, MatchCounts] = field(default_factory=dict)
+
+    def keep(self, modality: Modality, hits: list[Hit]) -> None:
+        self.lists[modality] = list(hits)
+        if isinstance(hits, RankedHits) and hits.counts is not None:
+            self.counts[modality] = hits.counts
 
 
 def clamp_limit(limit: int) -> int:
@@ -144,7 +151,12 @@ class SearchPipeline:
             verdict = "found nothing" if outcome.lists else "could not answer"
             notes.append(f"{missed} {verdict}; fell back to fused search over {', '.join(plan.modalities) or 'none'}")
             more = self._run(plan.modalities, request, candidates)
-            outcome = _Outcome(more.lists, {**outcome.skipped, **more.skipped}, outcome.partial or more.partial)
+            outcome = _Outcome(
+                more.lists,
+                {**outcome.skipped, **more.skipped},
+                outcome.partial or more.partial,
+                {**outcome.counts, **more.counts},
+            )
         weights = WEIGHTS[classification.intent]
         if question:
             ordered = {m: self._source_first(hits) for m, hits in outcome.lists.items()}
@@ -187,6 +199,7 @@ class SearchPipeline:
             weights={m: weights[m] for m in plan.modalities},
             rrf_k=plan.rrf_k,
             explain=explain,
+            text_matches=outcome.counts.get("text"),
         )
 
     def _source_first(self, hits: list[Hit]) -> list[Hit]:
@@ -245,7 +258,7 @@ class SearchPipeline:
         if len(ready) == 1:
             modality, retriever = ready[0]
             try:
-                outcome.lists[modality] = list(retriever.search(request, candidates))
+                outcome.keep(modality, retriever.search(request, candidates))
             except Exception as exc:
                 outcome.skipped[modality] = _failure_reason(modality, exc)
             return outcome
@@ -262,7 +275,7 @@ class SearchPipeline:
             if error is not None:
                 outcome.skipped[modality] = _failure_reason(modality, error)
             else:
-                outcome.lists[modality] = list(future.result())
+                outcome.keep(modality, future.result())
         return outcome
 
 

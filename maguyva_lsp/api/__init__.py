@@ -31,6 +31,7 @@ from maguyva_lsp.api.requests import (
     SymbolsRequest,
     parse_request,
 )
+from maguyva_lsp.model import MatchCounts
 from maguyva_lsp.rank.response import SearchResponse, SearchResult
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "InvalidRequestError",
     "Location",
     "LocationsAnswer",
+    "MatchCounts",
     "Place",
     "ReferencesRequest",
     "ReindexAnswer",

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 
 from maguyva_lsp.api.answers import ImpactAnswer, LocationsAnswer, SymbolsAnswer
-from maguyva_lsp.model import Modality
+from maguyva_lsp.model import MatchCounts, Modality
 from maguyva_lsp.rank.response import SearchResponse
 
 
 def merge_search(responses: Sequence[SearchResponse], limit: int) -> SearchResponse:
     """One search answer: every folder's results by fused score (the best `limit`), what ran or was skipped in any,
-    partial if any is, the time of all."""
+    partial if any is, the text matches of all, the time of all."""
     first = responses[0]
     if len(responses) == 1:
         return first
@@ -22,6 +23,7 @@ def merge_search(responses: Sequence[SearchResponse], limit: int) -> SearchRespo
         for modality, reason in response.modalities_skipped.items():
             skipped.setdefault(modality, reason)
     ran = dict.fromkeys(m for response in responses for m in response.modalities)
+    counted = [r.text_matches for r in responses if r.text_matches is not None]
     return dataclasses.replace(
         first,
         modalities=tuple(ran),
@@ -30,6 +32,7 @@ def merge_search(responses: Sequence[SearchResponse], limit: int) -> SearchRespo
         modalities_skipped=skipped,
         partial=any(r.partial for r in responses),
         notes=tuple(dict.fromkeys(n for r in responses for n in r.notes)),
+        text_matches=functools.reduce(MatchCounts.plus, counted) if counted else None,
     )
 
 

@@ -74,7 +74,24 @@ def render_search(answer: SearchResponse, roots: Sequence[Path], *, explain: boo
         if explain:
             for modality, part in sorted(result.modalities.items()):
                 out.append(f"       {modality}: rank {part.rank} contribution {part.contribution:.5f}")
+    counts = answer.text_matches_json()
+    if counts is not None:
+        out.append(render_text_matches(counts))
     return "\n".join(out)
+
+
+def render_text_matches(counts: dict[str, Any]) -> str:
+    """`text: 3,218+ matches in 1,311 files (counting stopped early); 1,291 files hold matches not shown`."""
+    more = "+" if counts["truncated"] else ""
+    files = f"{counts['files']:,}{'+' if counts['files_unread'] else ''}"
+    line = f"text: {counts['matches']:,}{more} matches in {files} files"
+    if counts["truncated"]:
+        line += " (counting stopped early)"
+    if counts["files_not_shown"]:
+        line += f"; {counts['files_not_shown']:,} files hold matches not shown"
+    if counts["files_unread"]:
+        line += f"; {counts['files_unread']:,} files not read"
+    return line
 
 
 def render_impact(answer: ImpactAnswer, roots: Sequence[Path]) -> str:

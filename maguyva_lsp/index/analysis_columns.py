@@ -296,6 +296,10 @@ class CoreColumns:
         stop = base + int(self._lines[first + end + 1]) - 1 if end + 1 < count else int(self._text_off[local + 1])
         return self._text[begin:stop].tobytes().decode(ENCODING, ENCODING_ERRORS)
 
+    def line_starts(self, local: int) -> npt.NDArray[np.uint32]:
+        """Byte offset of each line's start within a file's text (a view of the column, nothing copied)."""
+        return np.asarray(self._lines[int(self._line_offsets[local]) : int(self._line_offsets[local + 1])])
+
     def line(self, local: int, line: int) -> str:
         """One line of a file ("" past its end), without its newline."""
         return self.lines_text(local, line, line) if line >= 0 else ""

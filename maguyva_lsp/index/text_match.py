@@ -1,17 +1,23 @@
-"""Matchers that verify candidate documents: a literal (case-sensitive or not), a regex matched line by line as grep
-does, and a whole identifier. Each counts the matches in a text and lists them in the order a file shows them.
+"""Matchers that verify candidate files: a literal (case-sensitive or not), a regex matched line by line as grep
+does, and a whole identifier. Each finds its matches lazily, in text order, as byte offsets of the file's UTF-8, so
+that a bounded search (text_results.py) reads a file only as far as ranking it needs: literals and identifiers are
+found in the file's bytes where the segment keeps them (nothing copied or decoded), regexes in its decoded text.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+import string
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from maguyva_lsp.index.text_regex import RegexPlan
-from maguyva_lsp.index.trigram import TextDocument
+from maguyva_lsp.index.text_views import ByteOffsets, FileView, decode
+from maguyva_lsp.index.trigram import ASCII_FOLDING_CHARS
+from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS
 
 # Between two lines of a line-by-line regex scan, check the clock every this many lines.
 DEADLINE_CHECK_LINES = 256
@@ -28,6 +34,12 @@ _DEFINITION_GAP = r"\s+(?:\([^()\n]*\)\s*)?(?:[\w$]+\.)*"
 # An assignment at the start of a line, `NAME = ...` / `NAME: type = ...` (constants, globals), also counts.
 _ASSIGNMENT_SUFFIX = r"[ \t]*(?::[^=\n]*)?=(?!=)"
 
+# Whether a file holds a literal regardless of case is looked for with the regex engine in its first this many bytes,
+# then in a lower-cased copy of the rest (see LiteralMatcher.count).
+FOLDED_HEAD_BYTES = 4096
+
+Span = tuple[int, int]  # [start, end) byte offsets within a file
+
 
 class Deadline:
     """A wall-clock budget shared by the whole verification of one query."""
@@ -42,31 +54,35 @@ class Deadline:
 
 
 class Matcher(Protocol):
-    """What verification needs of a query."""
+    """What verification needs of a query. A file's rank among files with the same path class is
+    `(rank(...), number of matches, path)`, lower first; `better` marks the better kind of match (a whole word, a
+    definition-looking line), which a file shows first and which makes its rank."""
 
     @property
     def description(self) -> str: ...
 
-    def count(self, doc: TextDocument, deadline: Deadline) -> int:
-        """How many matches the document holds (0: not a match after all)."""
+    @property
+    def has_better(self) -> bool:
+        """False when no match is better than another (then `better` is never asked)."""
         ...
 
-    def preferred(self, doc: TextDocument) -> int:
-        """0 when the document holds one of the better kind of match (whole word, definition), else more (lower is
-        better)."""
+    def matches(self, view: FileView, deadline: Deadline) -> Iterator[Span]:
+        """Every match, in text order, found lazily (a caller that stops early reads no further)."""
         ...
 
-    def ordered(self, doc: TextDocument) -> Iterator[tuple[int, int]]:
-        """(start, end) character offsets of every match, better kind first, then in text order."""
+    def count(self, view: FileView, cap: int | None, deadline: Deadline) -> int:
+        """How many matches the file holds, counting no further than `cap` (None: all of them)."""
         ...
 
+    def better(self, view: FileView, span: Span) -> bool: ...
 
-def _better_first(all_matches: list[tuple[int, int]], better: set[int]) -> Iterator[tuple[int, int]]:
-    if not better:
-        yield from all_matches
-        return
-    yield from (m for m in all_matches if m[0] in better)
-    yield from (m for m in all_matches if m[0] not in better)
+    def rank_floor(self, view: FileView) -> int:
+        """The best rank the file can have, known before reading it."""
+        ...
+
+    def rank(self, view: FileView, better_found: bool) -> int:
+        """The file's kind of match, 0 best, given whether any of its matches is a better one."""
+        ...
 
 
 def is_word_char(char: str) -> bool:
@@ -93,72 +109,131 @@ class _WordEdges:
             return False
         return not (self._end and end < len(text) and is_word_char(text[end]))
 
+    def whole_in(self, view: FileView, start: int, end: int) -> bool:
+        """`whole` over a file's bytes (byte offsets), decoding only the neighbouring characters."""
+        if self._start and is_word_char(view.char_before(start)):
+            return False
+        return not (self._end and is_word_char(view.char_at(end)))
 
-def _find_all(haystack: str, needle: str) -> Iterator[tuple[int, int]]:
-    """Non-overlapping occurrences, left to right (what str.count counts)."""
-    size = len(needle)
-    pos = haystack.find(needle)
-    while pos >= 0:
-        yield pos, pos + size
-        pos = haystack.find(needle, pos + size)
+
+def _utf8(text: str) -> bytes:
+    return text.encode(ENCODING, ENCODING_ERRORS)
+
+
+def _in_bytes(pattern: re.Pattern[bytes], view: FileView) -> Iterator[Span]:
+    """Non-overlapping matches of a bytes pattern in the file's bytes, searched in place."""
+    base = view.start
+    for m in pattern.finditer(view.blob, base, view.end):  # type: ignore[call-overload]
+        yield m.start() - base, m.end() - base
+
+
+def count_matches(found: Iterator[object], cap: int | None) -> int:
+    """The length of an iterator of matches, read no further than `cap` (None: to its end)."""
+    if cap is None:
+        return sum(1 for _ in found)
+    return len(list(itertools.islice(found, cap)))
+
+
+def _count_found(haystack: bytes, needle: bytes, cap: int | None) -> int:
+    """Non-overlapping occurrences, counted no further than `cap`."""
+    if cap is None:
+        return haystack.count(needle)
+    found, pos = 0, haystack.find(needle)
+    while pos >= 0 and found < cap:
+        found += 1
+        pos = haystack.find(needle, pos + len(needle))
+    return found
+
+
+# The UTF-8 of each character that case-insensitive matching equates with an ASCII letter, and that letter
+# (İ ı → i, ſ → s, K → k).
+_ONTO_ASCII: tuple[tuple[bytes, bytes], ...] = tuple(
+    (_utf8(char), next(a for a in string.ascii_lowercase if re.fullmatch(a, char, re.IGNORECASE)).encode())
+    for char in sorted(ASCII_FOLDING_CHARS)
+)
+
+
+def _in_text(pattern: re.Pattern[str], view: FileView) -> Iterator[Span]:
+    """Non-overlapping matches of a str pattern in the file's decoded text, as byte offsets."""
+    to_bytes = ByteOffsets(view.text)
+    for m in pattern.finditer(view.text):
+        start = to_bytes(m.start())
+        yield start, to_bytes(m.end())
 
 
 @dataclass(slots=True)
 class LiteralMatcher:
-    """A literal string. Case-insensitive means Python's re.IGNORECASE (Unicode simple case folding); for an ASCII
-    text and needle that is plain lower-casing, which runs about 10x faster than the regex engine."""
+    """A literal string. Case-insensitive means Python's re.IGNORECASE (Unicode simple case folding): for an ASCII
+    needle in a file without the few characters that fold onto ASCII letters (`FileView.folding`) that is ASCII case
+    folding of the bytes, which runs on the file's bytes in place; otherwise the decoded text is matched."""
 
     needle: str
     case_sensitive: bool
-    _edges: _WordEdges | None = None
-    _folded: re.Pattern[str] | None = None
-    _lowered: tuple[int, str] = (-1, "")  # (doc id, its text lower-cased): one document is verified at a time
+    _edges: _WordEdges = field(init=False)
+    _data: bytes = field(init=False)
+    _lowered: bytes = field(init=False)
+    _exact: re.Pattern[bytes] = field(init=False)
+    _exact_lowered: re.Pattern[bytes] = field(init=False)
+    _ascii_folded: re.Pattern[bytes] | None = field(init=False)
+    _folded: re.Pattern[str] = field(init=False)
 
     def __post_init__(self) -> None:
         self._edges = _WordEdges(self.needle)
-        if not self.case_sensitive:
-            self._folded = re.compile(re.escape(self.needle), re.IGNORECASE)
+        data = self._data = _utf8(self.needle)
+        self._lowered = data.lower()
+        self._exact = re.compile(re.escape(data))
+        self._exact_lowered = re.compile(re.escape(self._lowered))
+        ascii_needle = self.needle.isascii()
+        self._ascii_folded = re.compile(re.escape(data), re.IGNORECASE) if ascii_needle else None
+        self._folded = re.compile(re.escape(self.needle), re.IGNORECASE)
 
     @property
     def description(self) -> str:
         return "literal" if self.case_sensitive else "literal, ignoring case"
 
-    def _plain(self, doc: TextDocument) -> tuple[str, str] | None:
-        """(haystack, needle) for plain str search, or None when the regex engine must fold case."""
+    @property
+    def has_better(self) -> bool:
+        return not self._edges.always
+
+    def matches(self, view: FileView, deadline: Deadline) -> Iterator[Span]:
         if self.case_sensitive:
-            return doc.text, self.needle
-        if not (doc.text.isascii() and self.needle.isascii()):
-            return None
-        if self._lowered[0] != doc.doc_id:
-            self._lowered = (doc.doc_id, doc.text.lower())
-        return self._lowered[1], self.needle.lower()
+            return _in_bytes(self._exact, view)
+        if self._ascii_folded is not None and not view.folding:  # in a lower-cased copy: 5x the regex engine's folding
+            return ((m.start(), m.end()) for m in self._exact_lowered.finditer(view.lowered()))
+        return _in_text(self._folded, view)
 
-    def _all(self, doc: TextDocument) -> Iterator[tuple[int, int]]:
-        plain = self._plain(doc)
-        if plain is not None:
-            return _find_all(*plain)
-        assert self._folded is not None
-        return (m.span() for m in self._folded.finditer(doc.text))
+    def count(self, view: FileView, cap: int | None, deadline: Deadline) -> int:
+        if self.case_sensitive:
+            if cap is None:
+                return view.bytes_at(0, view.size).count(self._data)  # one pass in C over a copy: GB/s
+            return count_matches(self._exact.finditer(view.blob, view.start, view.end), cap)  # type: ignore[call-overload]
+        if self._ascii_folded is None:
+            return count_matches(self.matches(view, deadline), cap)
+        if view.folding:  # its few characters that fold onto ASCII letters put in their place: then as below
+            folded = view.bytes_at(0, view.size)
+            for encoded, letter in _ONTO_ASCII:  # (UTF-8 cannot hold one character's bytes inside another's)
+                folded = folded.replace(encoded, letter)
+            return _count_found(folded.lower(), self._lowered, cap)
+        # ASCII case folding of the bytes. The regex engine folds case at ~0.2 GB/s, lower-casing a copy and
+        # searching it runs at ~1 GB/s: the first for a match near the start, the second to read a file through.
+        if cap is not None and (cap > 1 or view.size <= FOLDED_HEAD_BYTES):
+            return count_matches(self._ascii_folded.finditer(view.blob, view.start, view.end), cap)  # type: ignore[call-overload]
+        if cap == 1:
+            head = min(view.size, FOLDED_HEAD_BYTES)
+            if self._ascii_folded.search(view.blob, view.start, view.start + head) is not None:  # type: ignore[call-overload]
+                return 1
+            rest = max(0, head - len(self._data) + 1)  # a match may straddle the head's end
+            return int(view.lowered().find(self._lowered, rest) >= 0)
+        return _count_found(view.lowered(), self._lowered, cap)
 
-    def count(self, doc: TextDocument, deadline: Deadline) -> int:
-        plain = self._plain(doc)
-        if plain is not None:
-            return plain[0].count(plain[1])
-        assert self._folded is not None
-        return sum(1 for _ in self._folded.finditer(doc.text))
+    def better(self, view: FileView, span: Span) -> bool:
+        return self._edges.whole_in(view, *span)
 
-    def preferred(self, doc: TextDocument) -> int:
-        assert self._edges is not None
-        if self._edges.always:
-            return 0
-        return 0 if any(self._edges.whole(doc.text, s, e) for s, e in self._all(doc)) else 1
+    def rank_floor(self, view: FileView) -> int:
+        return 0
 
-    def ordered(self, doc: TextDocument) -> Iterator[tuple[int, int]]:
-        assert self._edges is not None
-        spans = list(self._all(doc))
-        if self._edges.always:
-            return iter(spans)
-        return _better_first(spans, {s for s, e in spans if self._edges.whole(doc.text, s, e)})
+    def rank(self, view: FileView, better_found: bool) -> int:
+        return 0 if better_found or self._edges.always else 1
 
 
 _KEYWORD_BEFORE = re.compile(rf"(?<!\w)(?:{'|'.join(DEFINITION_KEYWORDS)}){_DEFINITION_GAP}\Z")
@@ -174,114 +249,153 @@ def looks_like_definition(text: str, start: int, end: int) -> bool:
     return bool(_INDENTATION_ONLY.match(text, line_start, start) and _ASSIGNMENT_AFTER.match(text, end))
 
 
+def defines_at(view: FileView, span: Span) -> bool:
+    """`looks_like_definition` for a match in a file's bytes: only the match's line is decoded (the test looks no
+    further than the line)."""
+    start, end = span
+    _, line_start, line_end = view.line_of(start)
+    line = view.bytes_at(line_start, max(line_end, end))
+    if line.isascii():
+        return looks_like_definition(line.decode("ascii"), start - line_start, end - line_start)
+    head = len(decode(line[: start - line_start]))
+    return looks_like_definition(decode(line), head, head + len(decode(line[start - line_start : end - line_start])))
+
+
 @dataclass(slots=True)
 class IdentifierMatcher:
     """A whole identifier: case-sensitive, `\\w` boundaries (`parseConfig` does not match `parseConfigs`), the lines
-    that look like its definition first. Found with str.find (GB/s) and boundaries checked per occurrence; a regex
-    with a lookbehind would forgo the engine's literal-prefix scan and run 40x slower."""
+    that look like its definition first. Occurrences are found in the bytes (a literal search, GB/s) and their
+    boundaries checked one by one; a regex with a lookbehind would forgo the engine's literal scan and run 40x
+    slower."""
 
     name: str
     # The scope a qualified question named (`Queue` of `Queue.qsize`): files that hold it as a whole word, or are
     # named after it (a module), rank before the other files with the same kind of match.
     scope: str = ""
-    _edges: _WordEdges | None = None
-    # (doc id, its matches): verification asks count and then preferred of the same document; one scan serves both.
-    _spans: tuple[int, list[tuple[int, int]]] = (-1, [])
+    _edges: _WordEdges = field(init=False)
+    _pattern: re.Pattern[bytes] = field(init=False)
+    _scope_matcher: IdentifierMatcher | None = field(init=False)
+    _in_scope: dict[int, bool] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._edges = _WordEdges(self.name)
-
-    def _matches(self, doc: TextDocument) -> list[tuple[int, int]]:
-        if self._spans[0] != doc.doc_id:
-            self._spans = (doc.doc_id, list(self._all(doc.text)))
-        return self._spans[1]
+        self._pattern = re.compile(re.escape(_utf8(self.name)))
+        self._scope_matcher = IdentifierMatcher(self.scope) if self.scope else None
 
     @property
     def description(self) -> str:
         return "identifier" if not self.scope else f"identifier, files with {self.scope} first"
 
-    def _all(self, text: str, name: str | None = None) -> Iterator[tuple[int, int]]:
-        name = self.name if name is None else name
-        edges = self._edges if name == self.name else _WordEdges(name)
-        assert edges is not None
-        size = len(name)
-        pos = text.find(name)
-        while pos >= 0:
-            if edges.whole(text, pos, pos + size):
-                yield pos, pos + size
-                pos = text.find(name, pos + size)
+    @property
+    def has_better(self) -> bool:
+        return True
+
+    def matches(self, view: FileView, deadline: Deadline) -> Iterator[Span]:
+        search = self._pattern.search
+        blob, base, stop = view.blob, view.start, view.end
+        edges = self._edges
+        pos = base
+        while True:
+            m = search(blob, pos, stop)  # type: ignore[call-overload]
+            if m is None:
+                return
+            start, end = m.start() - base, m.end() - base
+            if edges.whole_in(view, start, end):
+                yield start, end
+                pos = m.end()
             else:  # a name with inner punctuation (`a.a`) may start again inside a rejected occurrence
-                pos = text.find(name, pos + 1)
+                pos = m.start() + 1
 
-    def count(self, doc: TextDocument, deadline: Deadline) -> int:
-        return len(self._matches(doc))
+    def count(self, view: FileView, cap: int | None, deadline: Deadline) -> int:
+        return count_matches(self.matches(view, deadline), cap)
 
-    def preferred(self, doc: TextDocument) -> int:
+    def better(self, view: FileView, span: Span) -> bool:
+        return defines_at(view, span)
+
+    def rank_floor(self, view: FileView) -> int:
+        return 0 if self._scope_matcher is None or self._scoped(view) else 1
+
+    def rank(self, view: FileView, better_found: bool) -> int:
         """0: a definition-looking line (in a file of the scope, when one is named); then the other combinations."""
-        defined = any(looks_like_definition(doc.text, s, e) for s, e in self._matches(doc))
-        if not self.scope:
-            return 0 if defined else 1
-        stem = doc.path.rsplit("/", 1)[-1].split(".", 1)[0]
-        in_scope = stem == self.scope or next(self._all(doc.text, self.scope), None) is not None
-        return (0 if defined else 2) + (0 if in_scope else 1)
+        if self._scope_matcher is None:
+            return 0 if better_found else 1
+        return (0 if better_found else 2) + (0 if self._scoped(view) else 1)
 
-    def ordered(self, doc: TextDocument) -> Iterator[tuple[int, int]]:
-        spans = self._matches(doc)
-        return _better_first(spans, {s for s, e in spans if looks_like_definition(doc.text, s, e)})
+    def _scoped(self, view: FileView) -> bool:
+        known = self._in_scope.get(view.doc_id)
+        if known is None:
+            assert self._scope_matcher is not None
+            stem = view.path.rsplit("/", 1)[-1].split(".", 1)[0]
+            known = stem == self.scope or next(self._scope_matcher.matches(view, Deadline(0)), None) is not None
+            self._in_scope[view.doc_id] = known
+        return known
 
 
 @dataclass(slots=True)
 class RegexMatcher:
     """A regex matched against each line on its own, as grep does: a match never spans a newline, `^`/`$` are the
-    line's ends. Fast path: one pass over the whole text, valid when no match crosses a line and the pattern cannot
-    look past one (`RegexPlan.line_safe`); otherwise that document is matched line by line."""
+    line's ends. Fast path: one pass over the whole text, valid while no match crosses a line and the pattern cannot
+    look past one (`RegexPlan.line_safe`); from the first match that crosses a line on, that file is matched line by
+    line (the matches before it are the same either way: a pattern that cannot look past a line fails on a line no
+    less often than on the whole text)."""
 
     plan: RegexPlan
-    _by_line: set[int] | None = None
 
     @property
     def description(self) -> str:
         return "regex, ignoring case" if self.plan.ignore_case else "regex"
 
-    def _whole_text(self, text: str) -> list[tuple[int, int]] | None:
-        """All matches in one pass, or None when one crosses a line (the fast path does not apply)."""
-        out: list[tuple[int, int]] = []
-        for m in self.plan.pattern.finditer(text):
-            start, end = m.span()
-            if end > start and text.find("\n", start, end) >= 0:
-                return None
-            out.append((start, end))
-        return out
+    @property
+    def has_better(self) -> bool:
+        return False
 
-    def _line_by_line(self, text: str, deadline: Deadline | None) -> list[tuple[int, int]]:
-        out: list[tuple[int, int]] = []
+    def matches(self, view: FileView, deadline: Deadline) -> Iterator[Span]:
+        text = view.text
+        to_bytes = ByteOffsets(text)
+        resume = 0  # character offset from which lines are matched one by one
+        if self.plan.line_safe:
+            for m in self.plan.pattern.finditer(text):
+                start, end = m.span()
+                if end > start and text.find("\n", start, end) >= 0:
+                    resume = start
+                    break
+                first = to_bytes(start)
+                yield first, to_bytes(end)
+            else:
+                return
+        yield from self._line_by_line(text, resume, to_bytes, deadline)
+
+    def _line_by_line(self, text: str, resume: int, to_bytes: ByteOffsets, deadline: Deadline) -> Iterator[Span]:
+        """Matches of each line from the one holding `resume`, those starting before `resume` left out."""
         search = self.plan.pattern.finditer
-        offset = 0
-        for number, line in enumerate(text.split("\n")):
-            if deadline is not None and number % DEADLINE_CHECK_LINES == 0 and deadline.passed():
-                break
-            out.extend((offset + m.start(), offset + m.end()) for m in search(line))
-            offset += len(line) + 1
-        return out
+        offset = text.rfind("\n", 0, resume) + 1
+        number = 0
+        while offset <= len(text):
+            if number % DEADLINE_CHECK_LINES == 0 and number and deadline.passed():
+                return
+            number += 1
+            stop = text.find("\n", offset)
+            line_end = len(text) if stop < 0 else stop
+            for m in search(text[offset:line_end]):
+                start = offset + m.start()
+                if start >= resume:
+                    first = to_bytes(start)
+                    yield first, to_bytes(offset + m.end())
+            if stop < 0:
+                return
+            offset = stop + 1
 
-    def _all(self, doc: TextDocument, deadline: Deadline | None) -> list[tuple[int, int]]:
-        if self._by_line is None:
-            self._by_line = set()
-        if self.plan.line_safe and doc.doc_id not in self._by_line:
-            found = self._whole_text(doc.text)
-            if found is not None:
-                return found
-            self._by_line.add(doc.doc_id)
-        return self._line_by_line(doc.text, deadline)
+    def count(self, view: FileView, cap: int | None, deadline: Deadline) -> int:
+        return count_matches(self.matches(view, deadline), cap)
 
-    def count(self, doc: TextDocument, deadline: Deadline) -> int:
-        return len(self._all(doc, deadline))
+    def better(self, view: FileView, span: Span) -> bool:
+        return False
 
-    def preferred(self, doc: TextDocument) -> int:
+    def rank_floor(self, view: FileView) -> int:
         return 1
 
-    def ordered(self, doc: TextDocument) -> Iterator[tuple[int, int]]:
-        return iter(self._all(doc, None))
+    def rank(self, view: FileView, better_found: bool) -> int:
+        return 1
 
 
 # A line that raises, throws, returns or panics with an error (its sites, after its definition).

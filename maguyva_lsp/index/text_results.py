@@ -1,4 +1,5 @@
-"""Run a matcher over candidate documents and turn its matches into ranked, line-precise hits.
+"""Run a matcher over candidate files and turn its matches into ranked, line-precise hits, reading no more than the
+top `limit` needs.
 
 Ranking of exact matches (literal, regex, identifier), and why: each file's best match first, files ordered by
  1. path class: source, then tests, then build/vendor, then archives (the fusion demotes the latter anyway);
@@ -9,24 +10,32 @@ Ranking of exact matches (literal, regex, identifier), and why: each file's best
  4. path, for a stable order.
 Then second matches of each file in the same file order, and so on: the top of the list covers many files, which is
 what a reader (and the fusion's dedup to one chunk per file) wants.
+
+Bounded work: the hits of the top `limit` are those of the `limit` best files (fewer files: all of them), so the search
+keeps the best `limit` file keys seen so far and reads each further file only until its key is certain to rank below
+the worst of them — after a few matches for a file that holds hundreds, after its first match for a file of a worse
+path class. The hits are exactly those a full verification would rank first; only the totals are then lower bounds
+(`truncated`), and say so. A rare literal, whose files all fit in the top, is counted exactly and completely.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import bisect
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from maguyva_lsp.index.text_match import Deadline, Matcher
-from maguyva_lsp.index.trigram import TextDocument
-from maguyva_lsp.model import Hit, PathClass, Span
+import numpy as np
 
-PATH_CLASS_RANK: dict[PathClass, int] = {
-    PathClass.SOURCE: 0,
-    PathClass.TEST: 1,
-    PathClass.BUILD: 2,
-    PathClass.VENDOR: 2,
-    PathClass.ARCHIVE: 3,
-}
+from maguyva_lsp.index.analysis_columns import CoreColumns
+from maguyva_lsp.index.text_match import Deadline, Matcher, Span
+from maguyva_lsp.index.text_views import PATH_CLASS_RANK, FileView, decode
+from maguyva_lsp.index.trigram import TextDocument
+from maguyva_lsp.model import Hit, MatchCounts
+from maguyva_lsp.model import Span as LineSpan
+
+__all__ = ["PATH_CLASS_RANK", "TextMatches", "enclosing_symbol", "line_snippet", "run_matcher"]
+
 # A snippet is the matched line; a longer line (minified code) is cut to a window around the match.
 SNIPPET_MAX_CHARS = 240
 SNIPPET_CONTEXT_CHARS = 80
@@ -34,14 +43,30 @@ SNIPPET_CONTEXT_CHARS = 80
 
 @dataclass(frozen=True, slots=True)
 class TextMatches:
-    """The ranked hits of one exact search, and whether the search saw everything it should have."""
+    """The ranked hits of one exact search, and what it found in all.
+
+    `files_matched` and `total_matches` are exact unless `truncated`: then some files were read only as far as
+    ranking them needed, and both are lower bounds (`files_matched` stays exact when every candidate was read at
+    least to its first match, which only a time budget or a scan cap prevents: `unread` counts those files)."""
 
     hits: tuple[Hit, ...]
     files_matched: int
     total_matches: int
-    candidates: int  # documents the index could not rule out (and verification read)
+    candidates: int  # files the index could not rule out
     complete: bool = True  # False: a scan cap or the time budget stopped it early; `note` says which
     note: str | None = None
+    truncated: bool = False
+    unread: int = 0
+    matched_ids: frozenset[int] = frozenset()  # the documents known to hold a match
+
+    @property
+    def counts(self) -> MatchCounts:
+        return MatchCounts(
+            matches=self.total_matches,
+            files=self.files_matched,
+            truncated=self.truncated or self.unread > 0 or not self.complete,
+            files_unread=self.unread,
+        )
 
 
 def _snippet(text: str, line_start: int, line_end: int, start: int) -> str:
@@ -68,131 +93,200 @@ def line_snippet(text: str, line: int) -> str:
     return _snippet(text, start, end, start)
 
 
-class _Locator:
-    """Character offsets → (line, column) in one text, counting newlines forward from the last position asked."""
-
-    __slots__ = ("_line", "_pos", "_text")
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._pos = 0
-        self._line = 0
-
-    def line_of(self, pos: int) -> int:
-        if pos < self._pos:
-            self._pos, self._line = 0, 0
-        self._line += self._text.count("\n", self._pos, pos)
-        self._pos = pos
-        return self._line
-
-    def hit(self, doc: TextDocument, start: int, end: int, file_matches: int, kind: str) -> Hit:
-        text = self._text
-        line = self.line_of(start)
-        line_start = text.rfind("\n", 0, start) + 1
-        line_end = text.find("\n", start)
-        line_end = len(text) if line_end < 0 else line_end
-        end_line = line + text.count("\n", start, end)
-        end_col = end - (text.rfind("\n", 0, end) + 1) if end_line != line else end - line_start
-        symbol, symbol_kind = enclosing_symbol(doc, line)
-        return Hit(
-            path=doc.path,
-            span=Span(line, start - line_start, end_line, end_col),
-            score=0.0,
-            symbol=symbol,
-            kind=symbol_kind,
-            snippet=_snippet(text, line_start, line_end, start),
-            detail={"match": kind, "file_matches": file_matches},
-        )
+def _chunk_symbol(core: CoreColumns, local: int, line: int) -> tuple[str | None, str | None]:
+    """The innermost chunk of a named definition that holds the line, read from the chunk columns."""
+    c0, c1 = core.chunk_rows(local)
+    if c0 == c1:
+        return None, None
+    a = core.arrays
+    starts = np.asarray(a["chunk.start"][c0:c1])
+    ends = np.asarray(a["chunk.end"][c0:c1])
+    symbols = np.asarray(a["chunk.symbol"][c0:c1])
+    inside = np.flatnonzero((symbols >= 0) & (starts <= line) & (ends >= line))
+    if not inside.size:
+        return None, None
+    widths = ends[inside] - starts[inside]
+    best = int(inside[int(np.argmin(widths))]) + c0  # the first of the narrowest, as a scan in row order finds it
+    return core.pool_string(int(a["chunk.symbol"][best])), core.pool_string(int(a["chunk.kind"][best]))
 
 
 def enclosing_symbol(doc: TextDocument, line: int) -> tuple[str | None, str | None]:
     """The innermost chunk of a named definition that holds the line."""
-    best = None
-    for chunk in doc.chunks:
-        inside = chunk.symbol and chunk.start_line <= line <= chunk.end_line
-        if inside and (best is None or chunk.end_line - chunk.start_line < best.end_line - best.start_line):
-            best = chunk
-    return (best.symbol, best.kind) if best else (None, None)
+    return _chunk_symbol(doc.core, doc.local, line)
 
 
-def scan_order(docs: Iterable[TextDocument]) -> list[TextDocument]:
-    """The order an unnarrowed scan reads documents in, so that a cap cuts the least useful ones."""
-    return sorted(docs, key=lambda d: (PATH_CLASS_RANK.get(d.path_class, 2), d.path))
+def _hit(view: FileView, span: Span, file_matches: int, kind: str, rank: int) -> Hit:
+    """A hit at a match given in byte offsets: line and code-point columns, the line as snippet, the enclosing
+    definition. Only the match's lines are decoded."""
+    start, end = span
+    line, line_start, line_end = view.line_of(start)
+    text = decode(view.bytes_at(line_start, max(line_end, end)))
+    column = len(decode(view.bytes_at(line_start, start)))
+    matched = decode(view.bytes_at(start, end))
+    newlines = matched.count("\n")
+    end_col = len(matched) - matched.rfind("\n") - 1 if newlines else column + len(matched)
+    own_line_end = text.find("\n")
+    own_line_end = len(text) if own_line_end < 0 else own_line_end
+    symbol, symbol_kind = _chunk_symbol(view.core, view.local, line)
+    return Hit(
+        path=view.path,
+        span=LineSpan(line, column, line + newlines, end_col),
+        score=1.0 / (1 + rank),
+        symbol=symbol,
+        kind=symbol_kind,
+        snippet=_snippet(text, 0, own_line_end, column),
+        detail={"match": kind, "file_matches": file_matches},
+    )
+
+
+# A file's place in the ranking: (path class rank, kind of match, matches, place in path order).
+_Key = tuple[int, int, int, int]
+
+
+class _Top:
+    """The best `limit` file keys seen so far, kept sorted (limit is small; insertion by bisection)."""
+
+    __slots__ = ("keys", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.keys: list[_Key] = []
+
+    @property
+    def full(self) -> bool:
+        return len(self.keys) >= self.limit
+
+    @property
+    def worst(self) -> _Key | None:
+        return self.keys[-1] if self.full else None
+
+    def add(self, key: _Key) -> _Key | None:
+        """Keep the key; the one that falls out of the top, if any."""
+        bisect.insort(self.keys, key)
+        return self.keys.pop() if len(self.keys) > self.limit else None
+
+
+def _better_found(view: FileView, matcher: Matcher, deadline: Deadline) -> bool:
+    return matcher.has_better and any(matcher.better(view, s) for s in matcher.matches(view, deadline))
+
+
+def _cap(view: FileView, matcher: Matcher, worst: _Key | None) -> int | None:
+    """How many matches to count in a file before it is sure to rank below `worst` (None: all of them; 1: it cannot
+    rank in the top whatever it holds, only whether it matches is read). A file's key only grows as more of it is
+    read: more matches, and its kind of match is at best its floor."""
+    if worst is None or view.class_rank < worst[0]:
+        return None
+    if view.class_rank > worst[0]:
+        return 1
+    floor = matcher.rank_floor(view)
+    if floor != worst[1]:
+        return None if floor < worst[1] else 1
+    # As many matches as the worst and a later path (the reading order): below it. An earlier path: one more.
+    return worst[2] if view.path_rank > worst[3] else worst[2] + 1
+
+
+def _may_enter(top: _Top, view: FileView, count: int, cap: int | None) -> bool:
+    """False when a file read through (fewer matches than its cap) still ranks below the worst of the top."""
+    worst = top.worst
+    return worst is None or cap is None or (view.class_rank, count, view.path_rank) < (worst[0], *worst[2:])
 
 
 def run_matcher(
-    docs: list[TextDocument],
+    views: list[FileView],
     matcher: Matcher,
     limit: int,
     deadline: Deadline,
     *,
     max_chars: int | None = None,
     scan_reason: str = "",
+    known: frozenset[int] = frozenset(),
 ) -> TextMatches:
-    """Verify each document, rank the files that match and return the top `limit` hits.
+    """Rank the candidate files and return the hits of the top `limit`, reading each file only as far as needed.
 
-    `max_chars` bounds how much text an unnarrowed scan reads (`scan_reason` says why the scan happened).
+    `views` come in reading order (`candidate_views`: best path class first). `max_chars` bounds how many bytes an
+    unnarrowed scan reads (`scan_reason` says why the scan happened). `limit` 0 only counts: each file is read to its
+    first match, and the documents in `known` (already known to match) are not read at all; they count as matched
+    files, their matches are the caller's to add.
     """
-    counted: list[tuple[tuple[int, int, int, str], TextDocument, int]] = []
-    read_chars = 0
+    top = _Top(limit)
+    chosen: dict[int, FileView] = {}  # the views of the files that entered the top
+    matched: set[int] = set(known)
+    total = 0
+    truncated = bool(known)
+    read_bytes = 0
     notes: list[str] = []
     complete = True
-    for position, doc in enumerate(docs):
-        if max_chars is not None and read_chars >= max_chars:
+    unread = 0
+    for position, view in enumerate(views):
+        if max_chars is not None and read_bytes >= max_chars:
             complete = False
+            unread = len(views) - position
             notes.append(
-                f"scanned {position} of {len(docs)} files ({read_chars:,} characters, the cap for a scan){scan_reason}"
+                f"scanned {position} of {len(views)} files ({read_bytes:,} bytes, the cap for a scan){scan_reason}"
             )
             break
         if deadline.passed():
             complete = False
-            notes.append(f"stopped at the time budget after {position} of {len(docs)} candidate files")
+            unread = len(views) - position
+            notes.append(f"stopped at the time budget after {position} of {len(views)} candidate files")
             break
-        read_chars += len(doc.text)
-        count = matcher.count(doc, deadline)
+        if view.doc_id in known:
+            continue
+        cap = _cap(view, matcher, top.worst) if limit else 1
+        count = matcher.count(view, cap, deadline)
+        read_bytes += view.size  # at most: a capped count stops early
         if count:
-            key = (PATH_CLASS_RANK.get(doc.path_class, 2), matcher.preferred(doc), count, doc.path)
-            counted.append((key, doc, count))
+            matched.add(view.doc_id)
+            total += count
+            truncated = truncated or count == cap  # stopped at the cap: sure to rank below the top (or only counted)
+        if count and count != cap and _may_enter(top, view, count, cap):
+            key = (view.class_rank, matcher.rank(view, _better_found(view, matcher, deadline)), count, view.path_rank)
+            if not top.full or key < top.keys[-1]:
+                chosen[view.path_rank] = view
+                out = top.add(key)
+                if out is not None:
+                    chosen.pop(out[3]).release()
+                continue
+        view.release()
     else:
         if max_chars is not None and scan_reason:
-            notes.append(f"scanned all {len(docs)} files{scan_reason}")
-    counted.sort(key=lambda item: item[0])
-    hits = _round_robin(counted, matcher, limit)
+            notes.append(f"scanned all {len(views)} files{scan_reason}")
+    ranked = [(chosen[key[3]], key[2]) for key in top.keys]
+    hits = _round_robin(ranked, matcher, limit, deadline)
     return TextMatches(
         hits=tuple(hits),
-        files_matched=len(counted),
-        total_matches=sum(count for _, _, count in counted),
-        candidates=len(docs),
+        files_matched=len(matched),
+        total_matches=total,
+        candidates=len(views),
         complete=complete,
         note="; ".join(notes) or None,
+        truncated=truncated,
+        unread=unread,
+        matched_ids=frozenset(matched),
     )
 
 
-def _round_robin(
-    counted: list[tuple[tuple[int, int, int, str], TextDocument, int]], matcher: Matcher, limit: int
-) -> list[Hit]:
+def _ordered(view: FileView, matcher: Matcher, deadline: Deadline) -> Iterator[Span]:
+    """A file's matches, better ones first, each part in text order (lazily: a file shown once is read once)."""
+    if not matcher.has_better:
+        return matcher.matches(view, deadline)
+    better = (s for s in matcher.matches(view, deadline) if matcher.better(view, s))
+    others = (s for s in matcher.matches(view, deadline) if not matcher.better(view, s))
+    return itertools.chain(better, others)
+
+
+def _round_robin(ranked: list[tuple[FileView, int]], matcher: Matcher, limit: int, deadline: Deadline) -> list[Hit]:
     hits: list[Hit] = []
-    active: list[tuple[TextDocument, int, Iterator[tuple[int, int]], _Locator]] = []
-    pending = iter(counted)
-    first_round = True
-    while len(hits) < limit:
-        still: list[tuple[TextDocument, int, Iterator[tuple[int, int]], _Locator]] = []
-        source: Iterable[tuple[TextDocument, int, Iterator[tuple[int, int]], _Locator]]
-        if first_round:
-            source = ((doc, n, matcher.ordered(doc), _Locator(doc.text)) for _, doc, n in pending)
-        else:
-            source = active
-        for doc, count, matches, locator in source:
-            span = next(matches, None)
+    active = [(view, count, _ordered(view, matcher, deadline)) for view, count in ranked]
+    while active and len(hits) < limit:
+        still = []
+        for view, count, spans in active:
+            span = next(spans, None)
             if span is None:
                 continue
-            hit = locator.hit(doc, span[0], span[1], count, matcher.description)
-            hit.score = 1.0 / (1 + len(hits))
-            hits.append(hit)
-            still.append((doc, count, matches, locator))
+            hits.append(_hit(view, span, count, matcher.description, len(hits)))
+            still.append((view, count, spans))
             if len(hits) >= limit:
                 break
-        if not still:
-            break
-        active, first_round = still, False
+        active = still
     return hits

@@ -154,6 +154,16 @@ class TextDocument:
         self._chunks: tuple[Chunk, ...] | None = None
 
     @property
+    def core(self) -> CoreColumns:
+        """The columns of the file's segment."""
+        return self._core
+
+    @property
+    def local(self) -> int:
+        """The file's id within its segment."""
+        return self._local
+
+    @property
     def text(self) -> str:
         if self._text is None:
             self._text = self._core.text(self._local)

@@ -1,7 +1,9 @@
 """The answer of one search and its JSON: SPEC §8's `maguyva/search` result, shared by the CLI's --json and the server.
 
-Beyond SPEC's fields it always carries `rule`, `modalities_skipped` ([{modality, reason}]) and `partial`, and `notes`
-saying what the search did instead of its plan (a fallback); `explain` adds per-result and per-search detail.
+Beyond SPEC's fields it always carries `rule`, `modalities_skipped` ([{modality, reason}]) and `partial`, `notes`
+saying what the search did instead of its plan (a fallback), and `text_matches` (how many matches and files an exact
+text search found in all, and whether counting stopped early; null when none ran); `explain` adds per-result and
+per-search detail.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from maguyva_lsp.model import Classification, Modality, PathClass, Span
+from maguyva_lsp.model import Classification, MatchCounts, Modality, PathClass, Span
 from maguyva_lsp.query.routing import FusionStrategy
 from maguyva_lsp.rank.fusion import ModalityRank
 
@@ -83,6 +85,8 @@ class SearchResponse:
     weights: Mapping[Modality, float] = field(default_factory=dict)
     rrf_k: int | None = None
     explain: bool = False
+    # How many matches and files an exact text search found in all (None: no exact text search ran).
+    text_matches: MatchCounts | None = None
 
     @property
     def intent(self) -> str:
@@ -92,6 +96,21 @@ class SearchResponse:
         """The same answer with each result's span through `fn(uri, span)` (a client's column units)."""
         moved = tuple(dataclasses.replace(r, span=fn(r.uri, r.span)) for r in self.results)
         return dataclasses.replace(self, results=moved)
+
+    def text_matches_json(self) -> dict[str, Any] | None:
+        """The text search's counts, and how many of its files no result shows (`files_not_shown`: the files that
+        hold more matches than the answer lists)."""
+        counts = self.text_matches
+        if counts is None:
+            return None
+        shown = len({r.path for r in self.results if "text" in r.modalities})
+        return {
+            "matches": counts.matches,
+            "files": counts.files,
+            "truncated": counts.truncated,
+            "files_not_shown": max(counts.files - shown, 0),
+            "files_unread": counts.files_unread,
+        }
 
     def to_json(self) -> dict[str, Any]:
         """The `maguyva/search` result object, ready for json.dumps."""
@@ -107,6 +126,7 @@ class SearchResponse:
             "partial": self.partial,
             "notes": list(self.notes),
             "results": [r.to_json(self.explain) for r in self.results],
+            "text_matches": self.text_matches_json(),
             "elapsed_ms": round(self.elapsed_ms, ELAPSED_MS_DIGITS),
         }
         if self.explain:

@@ -31,9 +31,21 @@ from maguyva_lsp.index.text_message import (
 )
 from maguyva_lsp.index.text_part import TEXT_PART, TextPart
 from maguyva_lsp.index.text_regex import plan_regex
-from maguyva_lsp.index.text_results import TextMatches, run_matcher, scan_order
+from maguyva_lsp.index.text_results import TextMatches, run_matcher
+from maguyva_lsp.index.text_views import PathRanks, candidate_views
 from maguyva_lsp.index.trigram import TRIGRAM_LEN, TrigramIndex, TrigramQuery, all_of, string_trigrams, utf8
-from maguyva_lsp.model import ChangeBatch, Hit, Intent, Modality, PastedError, RetrievalQuery, RetrieverStatus, Span
+from maguyva_lsp.model import (
+    ChangeBatch,
+    Hit,
+    Intent,
+    MatchCounts,
+    Modality,
+    PastedError,
+    RankedHits,
+    RetrievalQuery,
+    RetrieverStatus,
+    Span,
+)
 from maguyva_lsp.query.pasted import message_phrases, message_words
 from maguyva_lsp.query.routing import IDENTIFIER_INTENTS
 from maguyva_lsp.query.snippet import snippet_code, snippet_kinds
@@ -45,8 +57,9 @@ from maguyva_lsp.tokens import is_identifier
 MAX_PATTERN_CHARS = 8192
 # Wall-clock budget for verifying one exact search; past it the results are cut and say so.
 VERIFY_TIME_BUDGET_S = 2.0
-# How much text a search that the index cannot narrow reads at most (a literal under 3 bytes, a regex without a
-# required literal): all of a large workspace for a literal (str.find runs at GB/s), less for a regex.
+# How many bytes of text a search that the index cannot narrow reads at most (a literal under 3 bytes, a regex
+# without a required literal): all of a large workspace for a literal (found in the bytes at GB/s), less for a regex.
+# A bounded search reads most files only to their first few matches, so it seldom comes near either.
 LITERAL_SCAN_MAX_CHARS = 256 * 1024 * 1024
 REGEX_SCAN_MAX_CHARS = 64 * 1024 * 1024
 # An error token's occurrences are ranked from at most this many (definitions, raise sites, mentions).
@@ -84,6 +97,7 @@ class _Snapshot:
     segments: SegmentSet
     trigrams: TrigramIndex
     bm25: Bm25Index
+    paths: PathRanks
 
 
 def _check_length(kind: str, text: str) -> None:
@@ -117,7 +131,8 @@ class TextRetriever:
         current = self._segments.current
         cached = self._cached
         if cached is None or cached.segments is not current:
-            cached = self._cached = _Snapshot(current, TrigramIndex(current, TEXT_PART), Bm25Index(current, TEXT_PART))
+            trigrams = TrigramIndex(current, TEXT_PART)
+            cached = self._cached = _Snapshot(current, trigrams, Bm25Index(current, TEXT_PART), PathRanks(trigrams))
         return cached
 
     @property
@@ -181,7 +196,7 @@ class TextRetriever:
         if result.note:
             for hit in result.hits:
                 hit.detail["note"] = result.note
-        return list(result.hits)
+        return RankedHits(result.hits, result.counts)
 
     def find_pasted(self, pasted: PastedError, limit: int) -> list[Hit]:
         """Where a pasted error comes from: the sites that write its message (as the source writes it: literals
@@ -265,25 +280,51 @@ class TextRetriever:
         docs = [index.docs[doc_id] for doc_id in ranked[:MAX_CANDIDATE_FILES]]
         return find_message_sites(docs, pasted.message, pasted.name, deadline, triggers=triggers)
 
-    def _literal_exact_case_first(self, text: str, limit: int) -> list[Hit]:
+    def _literal_exact_case_first(self, text: str, limit: int) -> RankedHits:
         """A literal matched regardless of case, but with the matches in the exact case typed ranked first: someone
-        who types `"Content-Type"` wants that spelling before `content-type`."""
+        who types `"Content-Type"` wants that spelling before `content-type`. When the exact case fills the list, the
+        other casings only add to the counts: they are looked for (to a first match) in the files the exact case is
+        not in."""
         exact = self.find_literal(text, case_sensitive=True, limit=limit)
+        if not _has_case(text):  # no letter: ignoring case finds the very same matches
+            return self._with_note(list(exact.hits), exact, exact.counts)
+        if len(exact.hits) >= limit and exact.complete:
+            others = self._literal(text, case_sensitive=False, limit=0, known=exact.matched_ids)
+            counts = MatchCounts(
+                matches=exact.total_matches + others.total_matches,
+                files=others.files_matched,
+                truncated=True,  # the other casings in the exact case's files are not counted
+                files_unread=others.unread,
+            )
+            return self._with_note(list(exact.hits), others if others.note else exact, counts)
         loose = self.find_literal(text, case_sensitive=False, limit=limit)
         if not exact.hits and not loose.hits and not (exact.complete and loose.complete):
             raise RetrieverError(f"no match found, but the search was cut short: {loose.note or exact.note}")
         seen = {(h.path, h.span.start_line, h.span.start_col) for h in exact.hits}
         merged = list(exact.hits) + [h for h in loose.hits if (h.path, h.span.start_line, h.span.start_col) not in seen]
-        note = loose.note or exact.note
-        if note:
-            for hit in merged:
-                hit.detail["note"] = note
-        return merged[:limit]
+        return self._with_note(merged[:limit], loose if loose.note else exact, loose.counts)
+
+    @staticmethod
+    def _with_note(hits: list[Hit], source: TextMatches, counts: MatchCounts) -> RankedHits:
+        if source.note:
+            for hit in hits:
+                hit.detail["note"] = source.note
+        return RankedHits(hits, counts)
 
     def find_literal(self, text: str, *, case_sensitive: bool = True, limit: int = DEFAULT_LIMIT) -> TextMatches:
-        """Every occurrence of a literal string (it may span lines), ranked as text_results describes."""
+        """Every occurrence of a literal string (it may span lines), ranked as text_results describes; the top `limit`
+        read as far as ranking them needs."""
+        if limit <= 0:
+            _check_length("a literal", text)
+            return _NO_MATCHES
+        return self._literal(text, case_sensitive=case_sensitive, limit=limit)
+
+    def _literal(
+        self, text: str, *, case_sensitive: bool, limit: int, known: frozenset[int] = frozenset()
+    ) -> TextMatches:
+        """find_literal; a `limit` of 0 only counts (see run_matcher), skipping the documents in `known`."""
         _check_length("a literal", text)
-        if not text or limit <= 0:
+        if not text:
             return _NO_MATCHES
         ignore_case = not case_sensitive
         query = all_of(string_trigrams(text, ignore_case=ignore_case))
@@ -294,7 +335,13 @@ class TextRetriever:
             reason = ": the literal has no ASCII run of 3 characters to narrow a case-insensitive search with"
         matcher = LiteralMatcher(text, case_sensitive)
         return self._run(
-            query, matcher, ignore_case=ignore_case, limit=limit, scan_cap=LITERAL_SCAN_MAX_CHARS, reason=reason
+            query,
+            matcher,
+            ignore_case=ignore_case,
+            limit=limit,
+            scan_cap=LITERAL_SCAN_MAX_CHARS,
+            reason=reason,
+            known=known,
         )
 
     def find_regex(self, pattern: str, *, case_sensitive: bool = True, limit: int = DEFAULT_LIMIT) -> TextMatches:
@@ -383,15 +430,28 @@ class TextRetriever:
         return [_chunk_hit(s) for s in scored if s.score >= floor]
 
     def _run(
-        self, query: TrigramQuery, matcher: Matcher, *, ignore_case: bool, limit: int, scan_cap: int, reason: str
+        self,
+        query: TrigramQuery,
+        matcher: Matcher,
+        *,
+        ignore_case: bool,
+        limit: int,
+        scan_cap: int,
+        reason: str,
+        known: frozenset[int] = frozenset(),
     ) -> TextMatches:
-        index = self._state.trigrams
-        ids = index.candidates(query, ignore_case=ignore_case)
+        state = self._state
+        ids = state.trigrams.candidates(query, ignore_case=ignore_case)
         deadline = Deadline(VERIFY_TIME_BUDGET_S)
+        views = candidate_views(state.trigrams, ids, state.paths, seed=limit)
         if ids is None:
-            docs = scan_order(index.docs.values())
-            return run_matcher(docs, matcher, limit, deadline, max_chars=scan_cap, scan_reason=reason)
-        return run_matcher([index.docs[i] for i in ids.tolist()], matcher, limit, deadline)
+            return run_matcher(views, matcher, limit, deadline, max_chars=scan_cap, scan_reason=reason, known=known)
+        return run_matcher(views, matcher, limit, deadline, known=known)
+
+
+def _has_case(text: str) -> bool:
+    """Whether ignoring case can match anything else than the text itself (an ASCII text without letters cannot)."""
+    return not text.isascii() or any(char.isalpha() for char in text)
 
 
 def _site_hit(site: MessageSite) -> Hit:

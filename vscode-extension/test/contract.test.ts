@@ -15,6 +15,7 @@ import {
     SEARCH_HIT_KEYS,
     SEARCH_RESPONSE_KEYS,
     SKIPPED_MODALITY_KEYS,
+    TEXT_MATCHES_KEYS,
     type HitExplain,
     type ImpactedSymbol,
     type ImpactResponse,
@@ -24,12 +25,14 @@ import {
     type SearchResponse,
     type SkippedModality,
     type StatusResponse,
+    type TextMatches,
 } from '../src/core/protocol';
 import impactFixture from './fixtures/contract/impact.json';
 import impactUnknownFixture from './fixtures/contract/impact_unknown.json';
 import searchFixture from './fixtures/contract/search.json';
 import searchDegradedFixture from './fixtures/contract/search_degraded.json';
 import searchExplainFixture from './fixtures/contract/search_explain.json';
+import searchLiteralFixture from './fixtures/contract/search_literal.json';
 import statusFixture from './fixtures/contract/status.json';
 
 // TypeScript types a JSON array of objects as a union in which a field missing from some elements is `?: undefined`
@@ -44,7 +47,12 @@ function asJson<T>(value: T): Json<T> {
 }
 
 // Compile time: each real answer must be assignable to the type the extension reads it as.
-const searches: SearchResponse[] = [asJson(searchFixture), asJson(searchExplainFixture), asJson(searchDegradedFixture)];
+const searches: SearchResponse[] = [
+    asJson(searchFixture),
+    asJson(searchExplainFixture),
+    asJson(searchDegradedFixture),
+    asJson(searchLiteralFixture),
+];
 const impacts: ImpactResponse[] = [asJson(impactFixture), asJson(impactUnknownFixture)];
 const status: StatusResponse = asJson(statusFixture);
 
@@ -60,7 +68,8 @@ const covered: [
     Covers<ModalityContribution, typeof MODALITY_CONTRIBUTION_KEYS>,
     Covers<ImpactResponse, typeof IMPACT_RESPONSE_KEYS>,
     Covers<ImpactedSymbol, typeof IMPACTED_SYMBOL_KEYS>,
-] = [true, true, true, true, true, true, true, true];
+    Covers<TextMatches, typeof TEXT_MATCHES_KEYS>,
+] = [true, true, true, true, true, true, true, true, true];
 
 function fixture(name: string): Record<string, unknown> {
     // The same files as the imports above, read as the untyped JSON the server sends.
@@ -77,14 +86,17 @@ function assertDeclared(value: unknown, keys: readonly string[], where: string):
 
 test('the key lists cover their types', () => {
     assert.ok(covered.every(Boolean));
-    assert.equal(searches.length + impacts.length, 5);
+    assert.equal(searches.length + impacts.length, 6);
     assert.equal(typeof status.files, 'number');
 });
 
 test('every field of a search answer is declared, down to skipped modalities and explanations', () => {
-    for (const name of ['search', 'search_explain', 'search_degraded']) {
+    for (const name of ['search', 'search_explain', 'search_degraded', 'search_literal']) {
         const answer = fixture(name);
         assertDeclared(answer, SEARCH_RESPONSE_KEYS, name);
+        if (answer.text_matches !== null && answer.text_matches !== undefined) {
+            assertDeclared(answer.text_matches, TEXT_MATCHES_KEYS, `${name}.text_matches`);
+        }
         assert.ok((FUSION_STRATEGIES as readonly unknown[]).includes(answer.fusion_strategy), `${name}.fusion_strategy`);
         if (answer.explain !== undefined) {
             assertDeclared(answer.explain, SEARCH_EXPLAIN_KEYS, `${name}.explain`);
@@ -102,6 +114,9 @@ test('every field of a search answer is declared, down to skipped modalities and
             }
         }
     }
+    const literal = fixture('search_literal').text_matches as TextMatches;
+    assert.equal(literal.truncated, true, 'a broad literal with one result says its counts stopped early');
+    assert.ok(literal.files_not_shown >= 1);
     const degraded = fixture('search_degraded');
     assert.deepEqual((degraded.modalities_skipped as SkippedModality[])[0], {
         modality: 'semantic',

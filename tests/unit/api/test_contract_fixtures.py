@@ -51,6 +51,8 @@ def answers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
             "search": workspaces.handle(SearchRequest("where is parse_config defined")).to_json(),
             "search_explain": explained.to_json(),
             "search_degraded": degraded.to_json(),
+            # An exact search whose top (one result) is ranked without counting every match: counts cut short.
+            "search_literal": workspaces.handle(SearchRequest('"config"', limit=1)).to_json(),
             "impact": workspaces.handle(ImpactRequest("parse_config")).to_json(),
             "impact_unknown": workspaces.handle(ImpactRequest("no_such_symbol")).to_json(),
             "status": workspaces.handle(StatusRequest()).to_json(),
@@ -108,5 +110,8 @@ def test_fixtures_cover_what_the_extension_reads(answers: dict[str, Any]) -> Non
         "reason": "the embedding model is still loading",
     }
     assert "explain" in answers["search_explain"]["results"][0]
+    literal = answers["search_literal"]["text_matches"]
+    assert literal["truncated"] and literal["files_not_shown"] >= 1 and literal["files"] >= 2
+    assert answers["search_explain"]["text_matches"] is None  # no exact text search in a fused question
     assert answers["impact_unknown"]["note"] and answers["impact_unknown"]["impacted"] == []
     assert answers["impact"]["impacted"] and answers["status"]["folders"]

@@ -72,6 +72,20 @@ export interface SearchExplain {
     rrf_k: number | null;
 }
 
+/** How much an exact text search (a literal, a regex, a whole identifier) found in all, beyond the results shown. A
+ * broad search ranks its top results without counting every match of every file: then `truncated` is true and the
+ * counts are lower bounds (the results themselves are still the top ones). */
+export interface TextMatches {
+    matches: number;
+    /** Files holding a match (a lower bound only when `files_unread` is not 0). */
+    files: number;
+    truncated: boolean;
+    /** Files holding matches that no result shows. */
+    files_not_shown: number;
+    /** Candidate files never read, when a time budget or a scan cap stopped the search. */
+    files_unread: number;
+}
+
 export type FusionStrategy = 'direct' | 'rrf' | 'semantic_only';
 export const FUSION_STRATEGIES: readonly FusionStrategy[] = ['direct', 'rrf', 'semantic_only'];
 
@@ -89,6 +103,8 @@ export interface SearchResponse {
     /** What the search did instead of its plan (a fallback). */
     notes?: string[];
     results: SearchHit[];
+    /** Set when the text retriever ran an exact search; null otherwise. */
+    text_matches?: TextMatches | null;
     elapsed_ms: number;
     explain?: SearchExplain;
 }
@@ -138,8 +154,11 @@ export function nextPreset(current: Preset): Preset {
 // Every field of each answer type, so that a test can tell a field the server sends but this file does not declare.
 export const SEARCH_RESPONSE_KEYS = [
     'intent', 'confidence', 'target', 'rule', 'fusion_strategy', 'modalities', 'modalities_skipped', 'partial',
-    'notes', 'results', 'elapsed_ms', 'explain',
+    'notes', 'results', 'text_matches', 'elapsed_ms', 'explain',
 ] as const satisfies readonly (keyof SearchResponse)[];
+export const TEXT_MATCHES_KEYS = [
+    'matches', 'files', 'truncated', 'files_not_shown', 'files_unread',
+] as const satisfies readonly (keyof TextMatches)[];
 export const SEARCH_HIT_KEYS = [
     'uri', 'range', 'symbol', 'kind', 'score', 'snippet', 'modalities', 'path', 'explain',
 ] as const satisfies readonly (keyof SearchHit)[];

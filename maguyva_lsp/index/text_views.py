@@ -1,0 +1,253 @@
+"""What exact text search reads of a candidate file: its UTF-8 bytes where the segment keeps them (a mapped array,
+searched in place: nothing copied, nothing decoded), and the few facts that rank it, gathered for every candidate with
+array work. Offsets into a file are byte offsets of its UTF-8 (surrogatepass) text; `FileView.text` decodes it only
+for the matchers that need characters (regular expressions, case folding beyond ASCII).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import numpy.typing as npt
+
+from maguyva_lsp.index.analysis_columns import PATH_CLASSES, CoreColumns
+from maguyva_lsp.index.text_part import TEXT_PART
+from maguyva_lsp.index.trigram import TrigramIndex
+from maguyva_lsp.model import PathClass
+from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS
+
+# How exact matches rank by path class: source, then tests, then build/vendor, then archives.
+PATH_CLASS_RANK: dict[PathClass, int] = {
+    PathClass.SOURCE: 0,
+    PathClass.TEST: 1,
+    PathClass.BUILD: 2,
+    PathClass.VENDOR: 2,
+    PathClass.ARCHIVE: 3,
+}
+_RANK_OF_CLASS_INDEX = np.array([PATH_CLASS_RANK.get(pc, 2) for pc in PATH_CLASSES], dtype=np.int64)
+_CONTINUATION_LOW, _CONTINUATION_HIGH = 0x80, 0xC0
+
+
+def decode(data: bytes) -> str:
+    return data.decode(ENCODING, ENCODING_ERRORS)
+
+
+class FileView:
+    """One candidate file of one search: where its bytes are, its rank facts, and (on demand) its path and text."""
+
+    __slots__ = (
+        "_lowered", "_path", "_starts", "_text", "blob", "class_rank", "core", "doc_id", "end", "folding", "local",
+        "path_rank", "start",
+    )  # fmt: skip
+
+    def __init__(
+        self, doc_id: int, core: CoreColumns, local: int, blob: npt.NDArray[np.uint8], *, start: int, end: int,
+        class_rank: int, path_rank: int, folding: bool,
+    ) -> None:  # fmt: skip
+        self.doc_id = doc_id
+        self.core = core
+        self.local = local
+        self.blob = blob  # the segment's text array: [start, end) is this file's UTF-8
+        self.start = start
+        self.end = end
+        self.class_rank = class_rank
+        self.path_rank = path_rank  # the file's place in path order among the snapshot's files
+        self.folding = folding  # holds a character that case-insensitive matching equates with an ASCII letter
+        self._path: str | None = None
+        self._text: str | None = None
+        self._starts: npt.NDArray[np.uint32] | None = None
+        self._lowered: bytes | None = None
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+    @property
+    def path(self) -> str:
+        if self._path is None:
+            self._path = self.core.paths[self.local]
+        return self._path
+
+    @property
+    def path_class(self) -> PathClass:
+        return self.core.path_class(self.local)
+
+    @property
+    def text(self) -> str:
+        """The whole text, decoded once (only matchers that need characters ask)."""
+        if self._text is None:
+            self._text = decode(self.blob[self.start : self.end].tobytes())
+        return self._text
+
+    def lowered(self) -> bytes:
+        """The file's bytes with ASCII letters lower-cased (same length, same offsets), made once."""
+        if self._lowered is None:
+            self._lowered = self.bytes_at(0, self.size).lower()
+        return self._lowered
+
+    def release(self) -> None:
+        """Forget the decoded text and the lower-cased copy (a file the search is done with)."""
+        self._text = None
+        self._lowered = None
+
+    def bytes_at(self, start: int, end: int) -> bytes:
+        """Bytes [start, end) of the file (offsets relative to the file)."""
+        return self.blob[self.start + start : self.start + end].tobytes()
+
+    def line_starts(self) -> npt.NDArray[np.uint32]:
+        """Byte offset of each line's start within the file."""
+        if self._starts is None:
+            self._starts = self.core.line_starts(self.local)
+        return self._starts
+
+    def line_of(self, offset: int) -> tuple[int, int, int]:
+        """(0-based line, its start, its end before the newline) of a byte offset."""
+        starts = self.line_starts()
+        line = int(starts.searchsorted(starts.dtype.type(offset), side="right")) - 1  # no cast of the array
+        begin = int(starts[line])
+        end = int(starts[line + 1]) - 1 if line + 1 < starts.size else self.size
+        return line, begin, end
+
+    def char_before(self, offset: int) -> str:
+        """The character that ends at a byte offset ("" at the file's start)."""
+        if offset <= 0:
+            return ""
+        blob, base = self.blob, self.start
+        last = int(blob[base + offset - 1])
+        if last < _CONTINUATION_LOW:
+            return chr(last)
+        begin = offset - 1
+        while begin > 0 and offset - begin < 4 and _CONTINUATION_LOW <= int(blob[base + begin]) < _CONTINUATION_HIGH:
+            begin -= 1
+        return decode(self.bytes_at(begin, offset))[-1:]
+
+    def char_at(self, offset: int) -> str:
+        """The character that starts at a byte offset ("" at the file's end)."""
+        if offset >= self.size:
+            return ""
+        first = int(self.blob[self.start + offset])
+        if first < _CONTINUATION_LOW:
+            return chr(first)
+        width = 2 if first < 0xE0 else 3 if first < 0xF0 else 4
+        return decode(self.bytes_at(offset, min(offset + width, self.size)))[:1]
+
+
+class ByteOffsets:
+    """Character offsets of a decoded text → byte offsets of its UTF-8, for offsets asked in non-decreasing order."""
+
+    __slots__ = ("_byte", "_char", "_identity", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._identity = text.isascii()
+        self._char = 0
+        self._byte = 0
+
+    def __call__(self, char: int) -> int:
+        if self._identity:
+            return char
+        if char < self._char:  # asked backwards: count again from the start
+            self._char, self._byte = 0, 0
+        self._byte += len(self._text[self._char : char].encode(ENCODING, ENCODING_ERRORS))
+        self._char = char
+        return self._byte
+
+
+class PathRanks:
+    """Each file's place in path order over every segment of one snapshot (global id → rank), computed on first use:
+    ranking compares these integers instead of decoding paths, and a bounded search reads files in this order."""
+
+    __slots__ = ("_index", "_ranks")
+
+    def __init__(self, index: TrigramIndex) -> None:
+        self._index = index
+        self._ranks: npt.NDArray[np.int64] | None = None
+
+    def ranks(self) -> npt.NDArray[np.int64]:
+        if self._ranks is None:  # two threads may both compute it: the same array either way
+            paths: list[bytes] = []
+            for segment in self._index.segments:
+                blob, offsets = segment.core.paths.arrays
+                data = blob.tobytes()
+                bounds = offsets.tolist()
+                paths.extend(data[a:b] for a, b in itertools.pairwise(bounds))  # UTF-8 keeps code point order
+            order = sorted(range(len(paths)), key=paths.__getitem__)
+            ranks = np.empty(len(paths), dtype=np.int64)
+            ranks[order] = np.arange(len(paths), dtype=np.int64)
+            self._ranks = ranks
+        return self._ranks
+
+
+def _reading_order(
+    classes: npt.NDArray[np.int64], paths: npt.NDArray[np.int64], sizes: npt.NDArray[np.int64], seed: int
+) -> npt.NDArray[np.int64]:
+    """Positions in reading order: the `seed` smallest files of the best path class (small files hold few matches, so
+    the top they fill has a low worst count, and every later file is counted only up to it), then the others by path
+    class and path (the ranking's first and last keys: the best class is complete before another is read, and a
+    file after the worst of the top in path order ranks below it with as many matches, so it is read no further)."""
+    order: npt.NDArray[np.int64] = np.lexsort((paths, classes))
+    if seed <= 0 or not classes.size:
+        return order
+    in_best = np.flatnonzero(classes == classes.min())
+    if in_best.size <= seed:
+        return order  # the best class does not fill the top: all of it is read whatever the order
+    smallest = in_best[np.argsort(sizes[in_best], kind="stable")[:seed]]
+    first = smallest[np.argsort(paths[smallest])]
+    later = np.ones(classes.size, dtype=bool)
+    later[first] = False
+    return np.concatenate((first, order[later[order]]))
+
+
+def candidate_views(
+    index: TrigramIndex, ids: npt.NDArray[np.uint32] | None, order: PathRanks, seed: int = 0
+) -> list[FileView]:
+    """Views of the candidate files (sorted global ids; None: every live file), in the order a bounded search of the
+    top `seed` reads them (`_reading_order`)."""
+    ranks_of = order.ranks()
+    class_ranks: list[npt.NDArray[np.int64]] = []
+    path_ranks: list[npt.NDArray[np.int64]] = []
+    where: list[tuple[int, npt.NDArray[np.int64]]] = []
+    for position, (base, segment) in enumerate(zip(index.bases.tolist(), index.segments, strict=True)):
+        if ids is None:
+            local = np.flatnonzero(segment.alive).astype(np.int64)
+        else:
+            upper = base + segment.alive.size
+            local = ids[(ids >= base) & (ids < upper)].astype(np.int64) - base
+        if not local.size:
+            continue
+        class_ranks.append(_RANK_OF_CLASS_INDEX[np.asarray(segment.core.arrays["file.class"])[local]])
+        path_ranks.append(ranks_of[local + base])
+        where.append((position, local))
+    if not where:
+        return []
+    classes, paths = np.concatenate(class_ranks), np.concatenate(path_ranks)
+    positions = np.concatenate([np.full(local.size, pos, dtype=np.int64) for pos, local in where])
+    locals_ = np.concatenate([local for _, local in where])
+    segments = index.segments
+    offsets = {pos: segments[pos].core.text_offsets() for pos, _ in where}
+    sizes = np.concatenate([offsets[pos][local + 1] - offsets[pos][local] for pos, local in where])
+    reading = _reading_order(classes, paths, sizes, seed)
+    views: list[FileView] = []
+    blobs = {pos: segments[pos].core.text_blob() for pos, _ in where}
+    folding = {pos: frozenset(segments[pos].part(TEXT_PART).trigrams.folding.tolist()) for pos, _ in where}
+    bases = index.bases.tolist()
+    for pos, loc, rank, path_rank in zip(
+        positions[reading].tolist(), locals_[reading].tolist(), classes[reading].tolist(), paths[reading].tolist(),
+        strict=True,
+    ):  # fmt: skip
+        offs = offsets[pos]
+        views.append(
+            FileView(
+                bases[pos] + loc,
+                segments[pos].core,
+                loc,
+                blobs[pos],
+                start=int(offs[loc]),
+                end=int(offs[loc + 1]),
+                class_rank=rank,
+                path_rank=path_rank,
+                folding=loc in folding[pos],
+            )
+        )
+    return views

@@ -1,0 +1,169 @@
+"""Bounded exact search: the top `limit` hits are exactly the first `limit` of a full verification (every match of
+every file, `limit` = all), whatever the limit, and the totals are honest — exact when nothing was cut short, lower
+bounds flagged `truncated` otherwise, the number of matching files exact whenever every candidate was read."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+from text_corpus import ALL, analyze_path, build, grep_lines, write_tree
+
+from maguyva_lsp.index import text_match
+from maguyva_lsp.index.text_results import TextMatches
+from maguyva_lsp.model import ChangeBatch, Classification, Intent, RankedHits, RetrievalQuery
+from maguyva_lsp.retrieve.text import TextRetriever
+
+LIMITS = (1, 2, 3, 5, 8, 13)
+WORDS = ("token", "tokens", "Token", "TOKEN", "_token", "tok", "self.", "x", "def", "ſelf.", "token_x", "é")
+# Source, test, vendored and archived paths (four path classes), files from one line to many.
+PATHS = (
+    [f"src/m{i}.py" for i in range(14)]
+    + [f"tests/test_m{i}.py" for i in range(6)]
+    + [f"vendor/lib{i}.py" for i in range(4)]
+    + ["dist/bundle.js", "src/notes.md"]
+)
+
+
+def _corpus(rng: random.Random) -> dict[str, str]:
+    """Files with a skewed number of occurrences (some once, some hundreds of times), whole and partial words,
+    definition lines, non-ASCII text and characters that fold onto ASCII."""
+    files: dict[str, str] = {}
+    for path in PATHS:
+        lines = []
+        for _ in range(rng.choice((1, 3, 10, 40, 150))):
+            words = [rng.choice(WORDS) for _ in range(rng.randint(0, 5))]
+            lead = rng.choice(("", "def ", "    ", "class ", "x = ", "\t"))
+            lines.append(lead + " ".join(words) + rng.choice(("", " = 1", "(self)", ".")))
+        files[path] = "\n".join(lines) + rng.choice(("", "\n"))
+    return files
+
+
+def _key(result: TextMatches) -> list[tuple[object, ...]]:
+    return [(h.path, h.span, h.snippet, h.symbol, h.kind, h.score, h.detail) for h in result.hits]
+
+
+def _check(full: TextMatches, bounded: TextMatches, limit: int, label: object) -> None:
+    assert full.complete and not full.truncated, label
+    assert _key(bounded) == _key(full)[:limit], label
+    assert bounded.files_matched == full.files_matched, label  # every candidate is read to its first match
+    if bounded.truncated:
+        assert bounded.total_matches <= full.total_matches, label
+    else:
+        assert bounded.total_matches == full.total_matches, label
+
+
+@pytest.fixture(scope="module")
+def random_retriever(tmp_path_factory: pytest.TempPathFactory) -> TextRetriever:
+    """The random corpus over several segments (three batches, one file replaced): tombstones and segment order."""
+    root = tmp_path_factory.mktemp("bounded")
+    rng = random.Random(20261201)
+    files = _corpus(rng)
+    write_tree(root, files)
+    retriever = TextRetriever()
+    paths = sorted(files)
+    for part in (paths[::3], paths[1::3], paths[2::3]):
+        retriever.apply(ChangeBatch(updated=tuple(analyze_path(root, p) for p in part)))
+    (root / paths[0]).write_text(files[paths[0]] + "\ntoken token Token self.\n", encoding="utf-8")
+    retriever.apply(ChangeBatch(updated=(analyze_path(root, paths[0]),)))
+    return retriever
+
+
+@pytest.mark.parametrize("needle", ["token", "Token", "self.", "tok", "x", "def token", "é", "ſelf", "_token"])
+@pytest.mark.parametrize("case_sensitive", [True, False])
+@pytest.mark.parametrize("folded_head", [text_match.FOLDED_HEAD_BYTES, 5])
+def test_bounded_literal_equals_the_top_of_full_verification(
+    random_retriever: TextRetriever,
+    needle: str,
+    case_sensitive: bool,
+    folded_head: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """(With a head of 5 bytes, a case-insensitive search looks for a first match in a lower-cased copy of nearly every
+    file, straddling the head's end.)"""
+    monkeypatch.setattr(text_match, "FOLDED_HEAD_BYTES", folded_head)
+    full = random_retriever.find_literal(needle, case_sensitive=case_sensitive, limit=ALL)
+    for limit in LIMITS:
+        bounded = random_retriever.find_literal(needle, case_sensitive=case_sensitive, limit=limit)
+        _check(full, bounded, limit, (needle, case_sensitive, limit))
+
+
+@pytest.mark.parametrize(("name", "scope"), [("token", ""), ("Token", ""), ("x", ""), ("token", "self"), ("def", "")])
+def test_bounded_identifier_equals_the_top_of_full_verification(
+    random_retriever: TextRetriever, name: str, scope: str
+) -> None:
+    full = random_retriever.find_identifier(name, limit=ALL, scope=scope)
+    for limit in LIMITS:
+        _check(full, random_retriever.find_identifier(name, limit=limit, scope=scope), limit, (name, scope, limit))
+
+
+@pytest.mark.parametrize("pattern", [r"tok\w*", r"^def \w+", r"token\s+x", r"(?:self|ſelf)\.", r"\w+ = 1$", r"é+"])
+@pytest.mark.parametrize("case_sensitive", [True, False])
+def test_bounded_regex_equals_the_top_of_full_verification(
+    random_retriever: TextRetriever, pattern: str, case_sensitive: bool
+) -> None:
+    full = random_retriever.find_regex(pattern, case_sensitive=case_sensitive, limit=ALL)
+    for limit in LIMITS:
+        bounded = random_retriever.find_regex(pattern, case_sensitive=case_sensitive, limit=limit)
+        _check(full, bounded, limit, (pattern, case_sensitive, limit))
+
+
+def test_a_broad_literal_is_read_only_as_far_as_its_top_needs(random_retriever: TextRetriever) -> None:
+    full = random_retriever.find_literal("token", case_sensitive=True, limit=ALL)
+    bounded = random_retriever.find_literal("token", case_sensitive=True, limit=3)
+    assert bounded.truncated and bounded.total_matches < full.total_matches
+    assert bounded.counts.truncated and bounded.counts.files == full.files_matched
+
+
+def test_totals_equal_grep_when_complete(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    files = _corpus(rng)
+    write_tree(tmp_path, files)
+    retriever = build(tmp_path)
+    for needle in ("token", "self.", "def tok"):
+        result = retriever.find_literal(needle, case_sensitive=True, limit=ALL)
+        grep_files = {path for path, _ in grep_lines(tmp_path, ["-F"], needle)}
+        expected = sum(len(re.findall(re.escape(needle), text)) for text in files.values())
+        assert (result.files_matched, result.total_matches, result.truncated) == (len(grep_files), expected, False)
+
+
+def test_a_rare_literal_is_exact_and_complete(tmp_path: Path) -> None:
+    write_tree(tmp_path, {f"m{i}.py": "x = 1\n" * i for i in range(30)} | {"a.py": "RARE_NAME\n", "b.py": "RARE_NAME"})
+    result = build(tmp_path).find_literal("RARE_NAME", case_sensitive=True, limit=20)
+    assert (len(result.hits), result.files_matched, result.total_matches, result.truncated) == (2, 2, 2, False)
+
+
+def _exact(target: str) -> RetrievalQuery:
+    return RetrievalQuery(Classification(f'"{target}"', Intent.EXACT_MATCH, 0.9, "quoted", target, literal=True))
+
+
+def test_search_reports_counts_with_its_hits(random_retriever: TextRetriever) -> None:
+    hits = random_retriever.search(_exact("token"), 4)
+    assert isinstance(hits, RankedHits) and len(hits) == 4
+    full = random_retriever.find_literal("token", case_sensitive=False, limit=ALL)
+    assert hits.counts is not None and hits.counts.truncated
+    assert hits.counts.files == full.files_matched  # every casing's files, read to a first match
+    assert hits.counts.matches <= full.total_matches
+
+
+def test_search_of_a_literal_without_letters_counts_once(random_retriever: TextRetriever) -> None:
+    hits = random_retriever.search(_exact("1\n"), ALL)
+    full = random_retriever.find_literal("1\n", case_sensitive=True, limit=ALL)
+    assert isinstance(hits, RankedHits) and hits.counts is not None
+    assert (hits.counts.files, hits.counts.matches, hits.counts.truncated) == (
+        full.files_matched,
+        full.total_matches,
+        False,
+    )
+
+
+def test_ties_on_the_count_are_broken_by_path_not_by_reading_order(tmp_path: Path) -> None:
+    """Files are read smallest first; ten files with one match each, the larger ones first by path: the top three
+    are still the first three paths."""
+    write_tree(tmp_path, {f"a{i}.py": "pad\n" * (40 - 3 * i) + "needle\n" for i in range(10)})
+    retriever = build(tmp_path)
+    full = retriever.find_literal("needle", case_sensitive=True, limit=ALL)
+    assert [h.path for h in full.hits[:3]] == ["a0.py", "a1.py", "a2.py"]
+    _check(full, retriever.find_literal("needle", case_sensitive=True, limit=3), 3, "ties")
