@@ -5,9 +5,11 @@ most 25 ms p50 and no slower than `rg -F`; a rare literal at most 5 ms.
 
     .venv/bin/python benchmarks/literals.py [--corpus PATH] [--rounds 15] [--json OUT]
     .venv/bin/python benchmarks/literals.py --root FOLDER --index-dir DIR     (an indexed folder, read only)
+    .venv/bin/python benchmarks/literals.py ... --server-code OLD_CHECKOUT   (the server of an older checkout)
 
-Also a phase of benchmarks/run.py. Each row says how many files ripgrep finds (the query's share of the files) and
-what the answer's `text_matches` says (files, matches, whether the counts were cut short).
+Each row says how many files ripgrep finds (the query's share of the files) and what the answer's `text_matches` says
+(files, matches, whether the counts were cut short). benchmarks/index_v2.py measures one common and one rare literal
+the same way among issue 12's other figures.
 """
 
 from __future__ import annotations
@@ -104,10 +106,19 @@ def _file_count(root: Path) -> int:
     return done.stdout.count(b"\n")
 
 
-def measure(root: Path, index_dir: Path, excludes: tuple[str, ...], rounds: int = ROUNDS) -> dict[str, Any]:
-    """Every query of QUERIES over LSP and through ripgrep, `rounds` times each, interleaved; warm index."""
+def measure(
+    root: Path, index_dir: Path, excludes: tuple[str, ...], rounds: int = ROUNDS, server_code: Path | None = None
+) -> dict[str, Any]:
+    """Every query of QUERIES over LSP and through ripgrep, `rounds` times each, interleaved; warm index.
+    `server_code`: a checkout whose package the server runs instead of this one (put first on its PYTHONPATH)."""
     files = _file_count(root)
-    client = StdioClient(root)
+    env = None
+    if server_code is not None:
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, (str(server_code), os.environ.get("PYTHONPATH")))),
+        }
+    client = StdioClient(root, env=env)
     rows: list[dict[str, Any]] = []
     try:
         client.initialize(root, {"indexDir": str(index_dir), "exclude": list(excludes)})
@@ -196,15 +207,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--index-dir", type=Path, default=None, help="its index folder (with --root)")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument("--server-code", type=Path, default=None, help="an older checkout whose server to measure")
     args = parser.parse_args(argv)
     if args.root is not None:
         if args.index_dir is None:
             parser.error("--root needs --index-dir")
-        figures = measure(args.root.resolve(), args.index_dir.resolve(), STDLIB_EXCLUDES, args.rounds)
+        figures = measure(args.root.resolve(), args.index_dir.resolve(), STDLIB_EXCLUDES, args.rounds, args.server_code)
     else:
         with tempfile.TemporaryDirectory(prefix="maguyva-literals-") as scratch:
             corpus = prepare_corpus((args.corpus or stdlib_root()).resolve(), Path(scratch) / "corpus")
-            figures = measure(corpus.root, Path(scratch) / "index", corpus.excludes, args.rounds)
+            figures = measure(corpus.root, Path(scratch) / "index", corpus.excludes, args.rounds, args.server_code)
     print(render(figures))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

@@ -39,6 +39,7 @@ REQUESTS: list[tuple[str, dict[str, Any]]] = [
     ("references", {"file": "app/config.py", "line": 19, "includeDeclaration": True}),
     ("references", {"file": "app/server.py", "line": 0}),
     ("status", {}),
+    ("search", {"query": '"config"', "limit": 1}),  # a broad literal: its counts cut short, the same everywhere
 ]
 
 LSP_METHODS = {
@@ -197,3 +198,4 @@ def test_the_same_requests_get_the_same_answers_through_every_door(project: tupl
         "impacted": [],
     }
     assert [loc["range"]["start"]["line"] for loc in batch[11]["locations"]] == [18]
+    assert batch[-1]["text_matches"]["truncated"] and batch[-1]["text_matches"]["files_not_shown"] >= 1

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
-from maguyva_lsp.model import Classification, Intent, PathClass, Span
+from maguyva_lsp.model import Classification, Intent, MatchCounts, PathClass, Span
 from maguyva_lsp.rank.fusion import ModalityRank
 from maguyva_lsp.rank.response import SearchResponse, SearchResult, lsp_range
 
@@ -66,8 +67,26 @@ def test_the_json_shape() -> None:
                 },
             }
         ],
+        "text_matches": None,
         "elapsed_ms": 3.142,
     }
+
+
+def test_text_matches_say_how_many_files_hold_more() -> None:
+    """Counts of an exact search cut short: lower bounds flagged, and the files no result shows (here 7 of 8: the one
+    result found by the text retriever is in one of them)."""
+    counted = dataclasses.replace(
+        response(explain=False), text_matches=MatchCounts(matches=40, files=8, truncated=True, files_unread=0)
+    )
+    assert counted.to_json()["text_matches"] == {
+        "matches": 40,
+        "files": 8,
+        "truncated": True,
+        "files_not_shown": 7,
+        "files_unread": 0,
+    }
+    merged = MatchCounts(3, 2).plus(MatchCounts(5, 1, truncated=True, files_unread=4))
+    assert merged == MatchCounts(8, 3, truncated=True, files_unread=4)
 
 
 def test_explain_adds_the_scoring_detail() -> None:

@@ -4,17 +4,20 @@ bounds flagged `truncated` otherwise, the number of matching files exact wheneve
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
-from text_corpus import ALL, analyze_path, build, grep_lines, write_tree
+from text_corpus import ALL, analyze_path, build, grep_lines, hit_lines, write_tree
 
 from maguyva_lsp.index import text_match
 from maguyva_lsp.index.text_results import TextMatches
-from maguyva_lsp.model import ChangeBatch, Classification, Intent, RankedHits, RetrievalQuery
+from maguyva_lsp.model import ChangeBatch, Classification, Intent, PathClass, RankedHits, RetrievalQuery
 from maguyva_lsp.retrieve.text import TextRetriever
+from maguyva_lsp.scan.classify import classify_path
 
 LIMITS = (1, 2, 3, 5, 8, 13)
 WORDS = ("token", "tokens", "Token", "TOKEN", "_token", "tok", "self.", "x", "def", "ſelf.", "token_x", "é")
@@ -167,3 +170,84 @@ def test_ties_on_the_count_are_broken_by_path_not_by_reading_order(tmp_path: Pat
     full = retriever.find_literal("needle", case_sensitive=True, limit=ALL)
     assert [h.path for h in full.hits[:3]] == ["a0.py", "a1.py", "a2.py"]
     _check(full, retriever.find_literal("needle", case_sensitive=True, limit=3), 3, "ties")
+
+
+def _grep_matches(root: Path, flags: list[str], pattern: str) -> dict[str, list[int]]:
+    """Per file, the 0-based line of each match GNU grep prints with -o (one line per match, non-overlapping)."""
+    done = subprocess.run(
+        ["grep", "-r", "-o", "-n", "-Z", "-a", *flags, "-e", pattern, "."],
+        cwd=root,
+        capture_output=True,
+        env={**os.environ, "LC_ALL": "C.UTF-8"},
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    out: dict[str, list[int]] = {}
+    for raw in done.stdout.split(b"\n"):
+        if raw:
+            name, rest = raw.split(b"\0", 1)
+            out.setdefault(name.decode().removeprefix("./"), []).append(int(rest.split(b":", 1)[0]) - 1)
+    return out
+
+
+def _grep_top(root: Path, flags: list[str], pattern: str, limit: int, words: bool) -> list[tuple[str, int]]:
+    """The top `limit` files and the line each shows first, ranked from grep's output alone by the documented rule
+    (text_results.py): path class, a whole-word match (grep -w) before none, fewer matches, path; a file shows its
+    first whole-word match, else its first match."""
+    every = _grep_matches(root, flags, pattern)
+    whole = _grep_matches(root, [*flags, "-w"], pattern) if words else {}
+    order = {PathClass.SOURCE: 0, PathClass.TEST: 1, PathClass.BUILD: 2, PathClass.VENDOR: 2, PathClass.ARCHIVE: 3}
+
+    def key(path: str) -> tuple[int, int, int, str]:
+        return (order[classify_path(path)], 0 if path in whole or not words else 1, len(every[path]), path)
+
+    ranked = sorted(every, key=key)[:limit]
+    return [(path, whole[path][0] if path in whole else every[path][0]) for path in ranked]
+
+
+@pytest.fixture(scope="module")
+def broad_folder(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, TextRetriever]:
+    """A real folder where a token is in most files, from once to hundreds of times, in sources, tests and vendored
+    code, as a whole word and inside longer words."""
+    root = tmp_path_factory.mktemp("broad")
+    rng = random.Random(4242)
+    files: dict[str, str] = {}
+    for i in range(120):
+        folder = rng.choice(("src", "src/pkg", "tests", "vendor"))
+        prefix = "test_" if folder == "tests" else ""
+        lines = []
+        for _ in range(rng.choice((2, 5, 20, 80, 300))):
+            word = rng.choice(("token", "tokens", "retoken", "value", "other", "token_x", "tok"))
+            lines.append(f"{rng.choice(('', '    ', 'def '))}{word} = {rng.choice(('token', 'x', 'tokenize()'))}")
+        files[f"{folder}/{prefix}m{i:03}.py"] = "\n".join(lines) + "\n"
+    write_tree(root, files)
+    return root, build(root)
+
+
+@pytest.mark.parametrize("limit", [1, 5, 20])
+@pytest.mark.parametrize("needle", ["token", "tokens", "retoken"])
+def test_bounded_literal_top_equals_grep(broad_folder: tuple[Path, TextRetriever], needle: str, limit: int) -> None:
+    root, retriever = broad_folder
+    result = retriever.find_literal(needle, case_sensitive=True, limit=limit)
+    expected = _grep_top(root, ["-F"], needle, limit, words=True)
+    assert [(h.path, h.span.start_line) for h in result.hits[: len(expected)]] == expected
+    assert result.files_matched == len(_grep_matches(root, ["-F"], needle))
+    assert result.truncated == (result.total_matches < sum(map(len, _grep_matches(root, ["-F"], needle).values())))
+
+
+@pytest.mark.parametrize("limit", [1, 5, 20])
+def test_bounded_regex_top_equals_grep(broad_folder: tuple[Path, TextRetriever], limit: int) -> None:
+    root, retriever = broad_folder
+    result = retriever.find_regex(r"tok[a-z]+", case_sensitive=True, limit=limit)
+    expected = _grep_top(root, ["-E"], r"tok[a-z]+", limit, words=False)
+    assert [(h.path, h.span.start_line) for h in result.hits[: len(expected)]] == expected
+    assert result.truncated and result.files_matched == len(_grep_matches(root, ["-E"], r"tok[a-z]+"))
+
+
+def test_a_rare_literal_in_a_broad_folder_is_every_grep_line(broad_folder: tuple[Path, TextRetriever]) -> None:
+    root, retriever = broad_folder
+    (root / "src" / "rare.py").write_text("x = 'RARE_MARKER'\n\ny = RARE_MARKER + RARE_MARKER\n", encoding="utf-8")
+    retriever.apply(ChangeBatch(updated=(analyze_path(root, "src/rare.py"),)))
+    result = retriever.find_literal("RARE_MARKER", case_sensitive=True, limit=20)
+    assert hit_lines(result) == grep_lines(root, ["-F"], "RARE_MARKER") == {("src/rare.py", 0), ("src/rare.py", 2)}
+    assert (result.total_matches, result.files_matched, result.truncated, result.complete) == (3, 1, False, True)
