@@ -11,11 +11,15 @@ import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from maguyva_lsp.embed.base import BITS_PER_BYTE, EmbedderError, Embeddings, TextStyle, pack_signs, unit_rows
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -56,27 +60,23 @@ class LocalEmbedder:
     """
 
     def __init__(self, package_dir: Path | None = None) -> None:
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
-
-        root = package_dir or wordllama_dir()
-        weights_path, tokenizer_path = root / WEIGHTS_FILE, root / TOKENIZER_FILE
-        try:
-            tensors = load_file(str(weights_path))
-            tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        except Exception as exc:  # a missing or damaged file of the wheel: say which
-            raise EmbedderError(f"cannot load the local embedding model from {root}: {exc}") from exc
-        if TENSOR_KEY not in tensors:
-            raise EmbedderError(f"{weights_path} has no tensor {TENSOR_KEY!r}")
-        matrix = tensors[TENSOR_KEY]
-        if matrix.ndim != 2 or matrix.shape[1] != LOCAL_DIMENSION:
-            raise EmbedderError(f"{weights_path}: unexpected weights shape {matrix.shape}")
-        # float32 once at load (the file holds float16): sparse products need it, and it is only 32 MB.
-        self._matrix: NDArray[np.float32] = np.ascontiguousarray(matrix, dtype=np.float32)
-        tokenizer.no_padding()
-        tokenizer.no_truncation()
-        self._tokenizer = tokenizer
+        """Finds the model's files; they are read at the first embedding (a process that only answers name or text
+        queries never pays the ~0.3 s and 32 MB of loading them). A missing file is an error here, a damaged one at
+        that first embedding (an EmbedderError with the reason either way)."""
+        self._root = package_dir or wordllama_dir()
+        for path in (self._root / WEIGHTS_FILE, self._root / TOKENIZER_FILE):
+            if not path.is_file():
+                raise EmbedderError(f"cannot load the local embedding model from {self._root}: {path} is missing")
+        self._model: tuple[NDArray[np.float32], Tokenizer] | None = None
+        self._load_lock = threading.Lock()
         self._lock = threading.Lock()  # one tokenizer call at a time: its own thread pool already uses the cores
+
+    def _loaded(self) -> tuple[NDArray[np.float32], Tokenizer]:
+        """The weights (float32) and the tokenizer, read on first use."""
+        with self._load_lock:
+            if self._model is None:
+                self._model = _load_model(self._root)
+            return self._model
 
     @property
     def name(self) -> str:
@@ -117,18 +117,40 @@ class LocalEmbedder:
         """The mean of each text's token vectors (wordllama's `embed(texts, norm=False)`), one row per text."""
         from scipy.sparse import csr_matrix
 
+        matrix, tokenizer = self._loaded()
         capped = [text[:MAX_TEXT_CHARS] for text in texts]
         with self._lock:
-            encodings = self._tokenizer.encode_batch(capped, add_special_tokens=False)
+            encodings = tokenizer.encode_batch(capped, add_special_tokens=False)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
         ids = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int32, count=int(lengths.sum()))
         del encodings
         # wordllama clamps ids outside the matrix the same way.
-        np.clip(ids, 0, self._matrix.shape[0] - 1, out=ids)
+        np.clip(ids, 0, matrix.shape[0] - 1, out=ids)
         indptr = np.zeros(len(capped) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         # Weight 1/len per token makes the product the mean; an empty text keeps a zero row (wordllama divides by
         # max(len, 1) too).
         weights = np.repeat((1.0 / np.maximum(lengths, 1)).astype(np.float32), lengths)
-        bag = csr_matrix((weights, ids, indptr), shape=(len(capped), self._matrix.shape[0]))
-        return np.asarray(bag @ self._matrix, dtype=np.float32)
+        bag = csr_matrix((weights, ids, indptr), shape=(len(capped), matrix.shape[0]))
+        return np.asarray(bag @ matrix, dtype=np.float32)
+
+
+def _load_model(root: Path) -> tuple[NDArray[np.float32], Tokenizer]:
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
+
+    weights_path, tokenizer_path = root / WEIGHTS_FILE, root / TOKENIZER_FILE
+    try:
+        tensors = load_file(str(weights_path))
+        tokenizer = Tokenizer.from_file(str(tokenizer_path))
+    except Exception as exc:  # a damaged file of the wheel: say which
+        raise EmbedderError(f"cannot load the local embedding model from {root}: {exc}") from exc
+    if TENSOR_KEY not in tensors:
+        raise EmbedderError(f"{weights_path} has no tensor {TENSOR_KEY!r}")
+    matrix = tensors[TENSOR_KEY]
+    if matrix.ndim != 2 or matrix.shape[1] != LOCAL_DIMENSION:
+        raise EmbedderError(f"{weights_path}: unexpected weights shape {matrix.shape}")
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    # float32 once at load (the file holds float16): sparse products need it, and it is only 32 MB.
+    return np.ascontiguousarray(matrix, dtype=np.float32), tokenizer

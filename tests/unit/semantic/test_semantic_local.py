@@ -10,7 +10,7 @@ import pytest
 
 from maguyva_lsp.embed import local
 from maguyva_lsp.embed.base import EmbedderError, pack_signs
-from maguyva_lsp.embed.local import TOKENIZER_FILE, LocalEmbedder, wordllama_dir
+from maguyva_lsp.embed.local import TOKENIZER_FILE, WEIGHTS_FILE, LocalEmbedder, wordllama_dir
 
 TEXTS = [
     "def parse_config(path): return json.load(open(path))",
@@ -83,6 +83,17 @@ def test_similar_texts_are_nearer_than_unrelated_ones(local_embedder: LocalEmbed
 def test_a_missing_weights_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(EmbedderError, match="cannot load the local embedding model"):
         LocalEmbedder(package_dir=tmp_path)
+
+
+def test_the_model_is_read_at_the_first_embedding_and_a_damaged_one_is_a_clear_error(tmp_path: Path) -> None:
+    # Opening an index for a name query must not pay for the model: the files are only looked for at construction.
+    for name in (WEIGHTS_FILE, TOKENIZER_FILE):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"not a model")
+    embedder = LocalEmbedder(package_dir=tmp_path)
+    assert embedder.name.startswith("wordllama") and embedder.embed_documents([]).floats is not None
+    with pytest.raises(EmbedderError, match="cannot load the local embedding model"):
+        embedder.embed_query("read a file")
 
 
 def test_model_identity(local_embedder: LocalEmbedder) -> None:
