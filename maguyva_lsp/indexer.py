@@ -1,19 +1,19 @@
 """Read and analyse files, in worker processes when there are many: the CPU-heavy half of indexing.
 
 Tree-sitter parsing and querying hold the GIL, so threads would not help; a process pool uses every core on a cold
-index, while a handful of changed files is analysed in the calling thread (a pool's start-up would cost more).
+index, while a handful of changed files is analysed in the calling thread (a pool's start-up would cost more). The
+parser and the process pool are imported when first needed: a warm start of an unchanged folder needs neither.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from maguyva_lsp.config import DEFAULT_MAX_FILE_SIZE
 from maguyva_lsp.embed.base import TextStyle
@@ -22,11 +22,13 @@ from maguyva_lsp.index.analysis_columns import CORE_VERSION
 from maguyva_lsp.index.segment_build import BuiltSegment, MergeSource, SegmentTarget, build_segment, merge_segments
 from maguyva_lsp.index.segment_parts import PartBuilder
 from maguyva_lsp.model import FileAnalysis, PathClass, SourceFile
-from maguyva_lsp.parse.analyze import analyze_file, is_binary
 from maguyva_lsp.parse.languages import language_for_path
 from maguyva_lsp.scan.generated import looks_generated
 from maguyva_lsp.scan.read import read_source
 from maguyva_lsp.scan.skips import Skip, SkipReason
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,8 @@ def read_and_analyze(
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
 ) -> FileAnalysis | Skipped:
     """Read a file (or take an open buffer's `text`) and analyse it; unreadable, changed, huge or binary: Skipped."""
+    from maguyva_lsp.parse.analyze import analyze_file, is_binary
+
     if text is None:
         data = read_source(file.abs_path, max_file_size)  # whatever the entry became since it was listed
         if isinstance(data, Skip):
@@ -231,6 +235,9 @@ class Analyzer:
 
     def _ensure_pool(self) -> Executor:
         if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             # spawn, not fork: the server process has threads (event loop, watchers) that fork would copy mid-state.
             context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
