@@ -163,7 +163,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return EXIT_USAGE
         engine = workspaces.add(args.path)
         assert engine is not None
-        _index_with_progress(engine)  # the engine's notices (engine.messages) were logged as it opened
+        # The engine's notices (engine.messages) were logged as it opened. `index` leaves everything complete; the
+        # other commands answer one request from what is ready (embeddings waited for only when few are missing);
+        # `batch` keeps the index open and checks it as the server does.
+        _index_with_progress(engine, one_shot=args.command not in ("index", "batch"))
         if args.command == "index":
             engine.wait_for_merges()  # `index` leaves the index in its final form: one merged segment
             _print_index_summary(engine)
@@ -258,7 +261,7 @@ def _settings(args: argparse.Namespace) -> tuple[Settings, list[str]]:
     return settings_from_mapping(raw)
 
 
-def _index_with_progress(engine: Any) -> None:
+def _index_with_progress(engine: Any, *, one_shot: bool) -> None:
     stream: TextIO = sys.stderr
     show = stream.isatty()
     last = [0.0]
@@ -276,10 +279,16 @@ def _index_with_progress(engine: Any) -> None:
             stream.write(f"\r{p.phase:>9} ...")
         stream.flush()
 
-    engine.index(progress)
+    engine.index(progress, one_shot=one_shot)
     if show:
         stream.write("\r" + " " * 70 + "\r")
         stream.flush()
+    if one_shot and engine.embeddings_pending:
+        print(
+            f"maguyva: the semantic index of {engine.root.name} is still being built: answers are partial until it is"
+            f" complete (`maguyva index {engine.root}` completes it)",
+            file=stream,
+        )
     warning = engine.skip_warning()  # the same one line the server shows once per indexing run
     if warning is not None:
         print(f"maguyva: {warning}", file=stream)

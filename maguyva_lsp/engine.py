@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 
 # The parts every segment holds besides its core columns (index/segment_parts.py).
 INDEX_PARTS = (TextPart(), SymbolPart())
+# A process answering one request (the command line) waits for the embeddings of at most this many files; past
+# that it answers with what is ready and says the semantic part is partial (the server does the same at any size).
+ONE_SHOT_EMBED_FILES = 64
 
 
 class Engine:
@@ -145,15 +148,25 @@ class Engine:
 
     # -- indexing (indexing.py)
 
-    def index(self, progress: ProgressCallback | None = None, *, wait_for_embeddings: bool = True) -> IndexCounters:
+    def index(
+        self, progress: ProgressCallback | None = None, *, wait_for_embeddings: bool = True, one_shot: bool = False
+    ) -> IndexCounters:
         """Bring the index in line with the folder: reuse stored analyses of unchanged files, analyse the rest.
 
         Embedding runs on its own thread, overlapping the rest; `wait_for_embeddings=False` returns as soon as the
-        text, structural and graph indexes are current (the server does, so file events are not held up)."""
-        counters = self._writer.index(progress)
-        if wait_for_embeddings:
+        text, structural and graph indexes are current (the server does, so file events are not held up).
+        `one_shot`: this process answers a request and exits (the command line): no background checks of the stored
+        vectors, and it waits for the embeddings only when this run gave the semantic lane at most
+        ONE_SHOT_EMBED_FILES files (else searches say they are partial; `close` keeps what was embedded)."""
+        counters = self._writer.index(progress, verify_vectors=not one_shot)
+        if wait_for_embeddings or (one_shot and self._writer.lane_files <= ONE_SHOT_EMBED_FILES):
             self._semantic_lane.wait()
         return counters
+
+    @property
+    def embeddings_pending(self) -> bool:
+        """The semantic index lags behind the others (searches say they are partial)."""
+        return self._semantic_lane.busy
 
     def update(self, paths: Iterable[str | Path], *, wait_for_embeddings: bool = True) -> ChangeBatch:
         """Re-index just these paths (absolute or root-relative): files or folders changed, created, deleted."""
@@ -296,6 +309,7 @@ class Engine:
         self._closed = True
         self._pipeline.close()
         self._analyzer.close()
+        self.semantic.stop()  # the batch being embedded ends at its next slice; what was embedded stays in the cache
         self._semantic_lane.close()
         self.segments.commit_chains()  # what the semantic lane did last reaches the store
         self.semantic.close()

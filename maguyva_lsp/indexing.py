@@ -6,10 +6,11 @@ applied batch, open editor buffers shown over the stored files — one writer at
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -42,6 +43,9 @@ MAX_SEGMENT_FILES = 512
 # An index run that loads or analyses at least this many files runs with the cyclic collector paused and freezes what
 # it built (heap.py): the index makes no cycles, and full collections rescanning its objects cost seconds.
 LARGE_INDEX_FILES = 500
+# Stored files whose vectors lag are given to the semantic lane in groups of this many: each group is decoded and
+# applied on its own, so that a process that ends midway (`SemanticRetriever.stop`) keeps what was done.
+CATCH_UP_GROUP_FILES = 64
 
 
 def _combined(batches: Sequence[ChangeBatch]) -> ChangeBatch:
@@ -138,25 +142,28 @@ class IndexWriter:
         self._semantic = semantic
         self._known: set[str] = set()  # paths the fed retrievers hold (they learn of stored files at the first run)
         self._merges: list[threading.Thread] = []
+        self.lane_files = 0  # files the last run gave the semantic lane (its own analyses, lagging stored files)
         self.closed = False
         self.scanner = self._new_scanner()
 
     # -- whole runs ---------------------------------------------------------------------------------------------------
 
-    def index(self, progress: ProgressCallback | None = None) -> IndexCounters:
+    def index(self, progress: ProgressCallback | None = None, *, verify_vectors: bool = True) -> IndexCounters:
         """Bring the index in line with the folder: stored files of unchanged size and mtime are kept, the rest is
-        analysed, files gone from the folder are removed."""
+        analysed, files gone from the folder are removed. `verify_vectors`: at the first run, the stored vectors'
+        checksums are read in the background (a process answering one request skips it, as it skips reading every
+        byte of the segments)."""
         started = time.perf_counter()
         report = progress or (lambda _p: None)
         with self.lock:
             self.running = True
             self._deferred = []
             self.catching_up = frozenset({"text", "structural", *(r.name for r in self._follow)})
+            self.lane_files = 0
             try:
-                first = not self.indexed_once
                 reused = self._index(report)
-                if first and reused and self._semantic is not None:
-                    self._lane.submit_call(self._semantic_catch_up)
+                if reused and verify_vectors and self._semantic is not None and not self.indexed_once:
+                    self._lane.submit_background(self._verify_vectors)
                 self.catching_up = frozenset(r.name for r in self._follow)
                 self._catch_up(report)
                 report(IndexProgress("done", 0, 0, ready=("text", "structural", *(r.name for r in self._follow))))
@@ -189,6 +196,8 @@ class IndexWriter:
             else:
                 to_analyze.append(file)
         needs = self._stored_needs(kept, stored, set(current))
+        if not self.indexed_once:
+            self._catch_up_vectors(kept, stored, current)
         large = len(set().union(*(w for w, _ in needs.values()))) + len(to_analyze) >= LARGE_INDEX_FILES
         with collector_paused(freeze=True) if large else contextlib.nullcontext():
             if gone:
@@ -200,6 +209,7 @@ class IndexWriter:
             if not self.indexed_once:
                 self.counters.reused += len(kept) - len(unreadable)
             self._analyze_and_apply(to_analyze, report)
+        self.lane_files += len(to_analyze)
         report(IndexProgress("indexed", len(current), len(current), ready=("text", "structural")))
         return len(kept)
 
@@ -217,13 +227,42 @@ class IndexWriter:
             self._feed((retriever,), combined)
         self.segments.commit_chains()  # the caught-up state reaches the store with the segments it matches
 
-    def _semantic_catch_up(self) -> None:
-        """On the semantic lane, once per process: the stored files whose vectors lag behind (or are gone) are applied
-        to the semantic retriever; unchanged files cost nothing."""
-        assert self._semantic is not None
-        changed, gone = self._semantic.stale(self.files.content_hashes())
-        if changed or gone:
-            self._semantic.apply(ChangeBatch(tuple(self.segments.load(changed)), tuple(gone)))
+    def _catch_up_vectors(self, kept: list[str], stored: dict[str, StoredFile], scanned: Mapping[str, object]) -> None:
+        """Once per process, before the run applies anything: the kept files whose vectors lag behind (an earlier
+        process ended before embedding them) go to the semantic lane, in groups; the paths the vectors hold that are
+        gone from the folder are removed. O(files) in numpy and dicts: no analysis decoded, no checksum read, and
+        unchanged files cost nothing."""
+        semantic = self._semantic
+        if semantic is None:
+            return
+        changed, gone = semantic.stale({p: stored[p].content_hash for p in kept}, verify=False)
+        gone = [p for p in gone if p not in scanned]  # files analysed again in this run come with its batches
+        if gone:
+            self._lane.submit(ChangeBatch(removed=tuple(gone)))
+        for start in range(0, len(changed), CATCH_UP_GROUP_FILES):
+            self._lane.submit_call(
+                functools.partial(self._apply_stored_vectors, changed[start : start + CATCH_UP_GROUP_FILES])
+            )
+        self.lane_files += len(changed)
+
+    def _apply_stored_vectors(self, paths: list[str]) -> None:
+        """On the semantic lane: the stored analyses of these files, applied to the semantic retriever."""
+        semantic = self._semantic
+        if semantic is not None and not semantic.stopping:
+            semantic.apply(ChangeBatch(tuple(self.segments.load(paths))))
+
+    def _verify_vectors(self) -> None:
+        """A background check on the semantic lane: the stored vectors' checksums (every byte of the chain); a
+        damaged chain is dropped and every live file applied again (the embedding cache answers for them)."""
+        semantic = self._semantic
+        if semantic is None or semantic.stopping or not semantic.chain_damaged():
+            return
+
+        def rebuild() -> None:
+            changed, gone = semantic.stale(self.files.content_hashes(), verify=True)
+            semantic.apply(ChangeBatch(tuple(self.segments.load(changed)), tuple(gone)))
+
+        self._lane.submit_call(rebuild)
 
     def _stored_needs(
         self, kept: list[str], stored: dict[str, StoredFile], scanned: set[str]

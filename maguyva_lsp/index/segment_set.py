@@ -158,6 +158,8 @@ class Segments:
         self._chains: list[ChainPart] = []
         self.defer_merges = False  # set during a cold build: one merge at its end instead of many on the way
         self._merging: set[int] = set()  # ids of the cores a planned merge reads: no other merge takes them
+        # Analyses rebuilt from the columns by `load` since start: a warm start of an unchanged folder rebuilds none.
+        self.loaded_analyses = 0
         if store is not None:
             self.current = self._open(store.manifest)
             self.ready = bool(self.current.segments)
@@ -290,6 +292,7 @@ class Segments:
             except (ValueError, IndexError) as exc:  # a damaged column: the file is analysed again
                 log.warning("stored analysis of %s is damaged (%s): re-analysing it", path, exc)
                 continue
+            self.loaded_analyses += 1
             yield analysis
 
     def save(self, analyses: Sequence[FileAnalysis], removed: Iterable[str] = ()) -> None:

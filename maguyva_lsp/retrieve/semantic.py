@@ -42,6 +42,13 @@ FILE_SUPPORT_WEIGHT = 0.3
 FILE_SUPPORT_CHUNKS = 2
 # A pasted snippet's nearest rows are read this many times over, so that enough of them are chunks of its unit.
 SNIPPET_OVERFETCH = 4
+# Texts sent to the embedder at once while indexing: each slice reaches the embedding cache before the next starts, so
+# that work stopped midway (the process ends: `stop`) is not lost, and a stop waits for one slice at most.
+EMBED_SLICE_TEXTS = 1024
+
+
+class _StoppedError(Exception):
+    """`stop` was called while a batch was being embedded."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +77,7 @@ class SemanticRetriever:
         self._cache = cache if cache is not None else EmbeddingCache(None)
         self._store = self._empty_store()
         self._doc_floats = _gives_document_floats(embedder)
+        self._stopping = threading.Event()
         self.embedded_texts = 0  # texts sent to the embedder since start (the rest came from reuse or the cache)
 
     def _empty_store(self) -> BinaryVectorStore:
@@ -127,26 +135,39 @@ class SemanticRetriever:
         """The vectors as a chain part of the segment set (`Segments.attach_chain`): exported at each commit."""
         return VectorChain(self)
 
-    def stale(self, live: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    def stale(self, live: Mapping[str, str], *, verify: bool = True) -> tuple[list[str], list[str]]:
         """Given every live file (path → content hash): the files whose vectors lag or differ (to apply again, from
-        their stored analyses) and the paths the vectors hold that are gone. Reads the checksums `open` left to
-        check; a damaged container drops the chain (every file is then stale, rebuilt from the embedding cache)."""
+        their stored analyses) and the paths the vectors hold that are gone. O(files), no vector read. With `verify`
+        it first reads the checksums `open` left to check (every byte of the chain); a damaged container drops the
+        chain (every file is then stale, rebuilt from the embedding cache)."""
         with self._apply_lock:
-            unverified, self._unverified = self._unverified, []
-            for container, record in unverified:
-                verify = getattr(container, "verify", None)
-                try:
-                    if callable(verify):
-                        verify(record)
-                except (ContainerError, OSError) as exc:
-                    log.warning("semantic index not reused, rebuilding from the embedding cache: %s", exc)
+            if verify:
+                unverified, self._unverified = self._unverified, []
+                problem = _damaged(unverified)
+                if problem is not None:
+                    log.warning("semantic index not reused, rebuilding from the embedding cache: %s", problem)
                     self._store = self._empty_store()
                     self._store.export_failed()
-                    break
             held = self._store.contents()
         changed = [path for path, content in live.items() if held.get(path) != content]
         gone = [path for path in held if path not in live]
         return changed, gone
+
+    def chain_damaged(self) -> bool:
+        """Read the checksums `open` left to check (every byte of the stored chain: run it in the background); a
+        damaged chain stays in place until `stale(..., verify=True)` drops it."""
+        with self._apply_lock:
+            unverified = list(self._unverified)
+        return _damaged(unverified) is not None
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    def stop(self) -> None:
+        """End the batch being embedded at its next slice (what was embedded stays in the cache); later batches
+        apply nothing. For a process that is about to exit."""
+        self._stopping.set()
 
     # -- indexing --------------------------------------------------------------------------------------------------
 
@@ -169,6 +190,8 @@ class SemanticRetriever:
             plans = [p for _, _, plan in changed.values() for p in plan]
             try:
                 vectors = self._vectors(plans)
+            except _StoppedError:
+                return  # the vectors stay as they were; the next start finds these files stale
             except EmbedderError as exc:
                 self._failure = f"embedding failed: {exc}"
                 self._pending = {path: analyses[path] for path in changed}
@@ -233,14 +256,25 @@ class SemanticRetriever:
         if todo:
             unique = list(dict.fromkeys(plan[i].ref.text_hash for i in todo))
             texts = {plan[i].ref.text_hash: plan[i].text for i in todo}
-            fresh = embedder.embed_documents([texts[key] for key in unique])
-            if len(fresh) != len(unique) or (fresh.floats is not None) != self._doc_floats:
-                raise EmbedderError(f"{embedder.name} returned {len(fresh)} embeddings of another form than expected")
-            self.embedded_texts += len(unique)
-            self._cache.put(embedder.name, dimension, unique, fresh)
+            slices = range(0, len(unique), EMBED_SLICE_TEXTS)
+            fresh = Embeddings.concat(
+                [self._embed_slice(unique[at : at + EMBED_SLICE_TEXTS], texts) for at in slices], dimension
+            )
             row_of = {key: r for r, key in enumerate(unique)}
             put(todo, row_vectors(fresh.take([row_of[plan[i].ref.text_hash] for i in todo])))
         return RowVectors(codes, quantized, scales)
+
+    def _embed_slice(self, keys: list[bytes], texts: Mapping[bytes, str]) -> Embeddings:
+        """Embed one slice of new texts and put it in the cache; raises _StoppedError when `stop` was called before."""
+        if self._stopping.is_set():
+            raise _StoppedError
+        embedder = self._embedder
+        fresh = embedder.embed_documents([texts[key] for key in keys])
+        if len(fresh) != len(keys) or (fresh.floats is not None) != self._doc_floats:
+            raise EmbedderError(f"{embedder.name} returned {len(fresh)} embeddings of another form than expected")
+        self.embedded_texts += len(keys)
+        self._cache.put(embedder.name, embedder.dimension, keys, fresh)
+        return fresh
 
     def close(self) -> None:
         """Release the cache and the embedder's resources."""
@@ -332,6 +366,18 @@ class VectorChain:
 
     def open(self, containers: Sequence[StoredArrays], records: Sequence[ContainerRecord] = ()) -> None:
         self._retriever.open(containers, records)
+
+
+def _damaged(unverified: Sequence[tuple[StoredArrays, ContainerRecord]]) -> str | None:
+    """The first checksum failure among opened containers, or None when every one reads back whole."""
+    for container, record in unverified:
+        verify = getattr(container, "verify", None)
+        try:
+            if callable(verify):
+                verify(record)
+        except (ContainerError, OSError) as exc:
+            return str(exc)
+    return None
 
 
 def _fingerprint(analysis: FileAnalysis, style: str) -> str:
