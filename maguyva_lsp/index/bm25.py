@@ -15,13 +15,14 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.index.analysis_columns import CoreColumns
+from maguyva_lsp.index.bm25_lines import best_line_in
 from maguyva_lsp.index.text_postings import F32, U32, Bools, PostingLists
 from maguyva_lsp.model import Chunk, FileAnalysis
 from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES
@@ -142,11 +143,51 @@ def fallback_chunks(analysis: FileAnalysis) -> tuple[Chunk, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+class ChunkHead(NamedTuple):
+    """What a chunk is, without its text: where it lies and what it defines."""
+
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str | None
+    kind: str | None
+
+    @property
+    def chunk_id(self) -> str:
+        return f"{self.path}#{self.start_line}-{self.end_line}"
+
+
 class ScoredChunk:
-    chunk: Chunk
-    score: float
-    term_idf: dict[str, float]  # the query terms the chunk holds, with their idf
+    """A chunk BM25 scored: its global id, its score and the query terms it holds with their idf. The chunk object
+    is read from the segments when first asked for: a deep list (a question asks for 6 × limit) is mostly cut before
+    anyone looks at its tail."""
+
+    __slots__ = ("_chunk", "_head", "_index", "chunk_id", "score", "term_idf")
+
+    def __init__(
+        self, index: Bm25Index, chunk_id: int, score: float, term_idf: dict[str, float], head: ChunkHead | None = None
+    ) -> None:
+        self._index = index
+        self._chunk: Chunk | None = None
+        self._head = head
+        self.chunk_id = chunk_id
+        self.score = score
+        self.term_idf = term_idf  # the query terms the chunk holds, with their idf
+
+    @property
+    def chunk(self) -> Chunk:
+        if self._chunk is None:
+            self._chunk = self._index.chunk(self.chunk_id)
+        return self._chunk
+
+    @property
+    def head(self) -> ChunkHead:
+        if self._head is None:
+            self._head = self._index.chunk_head(self.chunk_id)
+        return self._head
+
+    def __repr__(self) -> str:
+        return f"ScoredChunk({self.chunk_id}, {self.score:.4g}, {sorted(self.term_idf)})"
 
 
 def bm25_arrays(core: CoreColumns) -> dict[str, Array]:
@@ -247,6 +288,21 @@ class Bm25Index:
         position = int(np.searchsorted(self._bases, chunk_id, side="right")) - 1
         return self.segments[position].core.chunk(chunk_id - int(self._bases[position]))
 
+    def chunk_head(self, chunk_id: int) -> ChunkHead:
+        """Where the chunk of a global id lies and what it defines, read from its segment's columns (its text, the
+        costly part of a chunk object, is not decoded)."""
+        position = int(np.searchsorted(self._bases, chunk_id, side="right")) - 1
+        core = self.segments[position].core
+        row = chunk_id - int(self._bases[position])
+        a = core.arrays
+        return ChunkHead(
+            core.paths[core.chunk_file(row)],
+            int(a["chunk.start"][row]),
+            int(a["chunk.end"][row]),
+            core.pool_string(int(a["chunk.symbol"][row])),
+            core.pool_string(int(a["chunk.kind"][row])),
+        )
+
     def _postings(self, term: str) -> tuple[U32, F32] | None:
         """A term's live postings over every segment: global chunk ids (ascending) and term frequencies."""
         ids: list[npt.NDArray[np.int64]] = []
@@ -272,7 +328,7 @@ class Bm25Index:
             out[rows] = self._parts[position].lengths[ids[rows].astype(np.int64) - self._bases[position]]
         return out
 
-    def search(self, text: str, limit: int, accept: Callable[[Chunk], bool] | None = None) -> list[ScoredChunk]:
+    def search(self, text: str, limit: int, accept: Callable[[ChunkHead], bool] | None = None) -> list[ScoredChunk]:
         """The `limit` best chunks for a natural-language (or code) query, best first; only chunks `accept` takes
         when it is given (asked in score order, so only as many as it takes to fill the limit)."""
         n_chunks = self._count
@@ -294,63 +350,59 @@ class Bm25Index:
         )
         unique_ids, inverse = np.unique(all_ids, return_inverse=True)
         scores = np.bincount(inverse, weights=all_scores)
+        built: dict[int, ChunkHead] = {}
         if accept is not None:
-            best = self._accepted(unique_ids, scores, limit, accept)
+            best = self._accepted(unique_ids, scores, limit, accept, built)
         else:
             top = min(limit, unique_ids.size)
             best = np.argpartition(-scores, top - 1)[:top] if top < unique_ids.size else np.arange(unique_ids.size)
             best = best[np.lexsort((unique_ids[best], -scores[best]))]  # by score, ties by segment order and row
-        term_idf = {live[k][0]: float(idfs[k]) for k in ranked_terms}
+        best_ids = unique_ids[best]
+        holds = _presence([live[k][1] for k in ranked_terms], best_ids)
+        terms = [(live[k][0], float(idfs[k])) for k in ranked_terms]
         out: list[ScoredChunk] = []
-        for position in best.tolist():
+        for column, position in enumerate(best.tolist()):
             chunk_id = int(unique_ids[position])
-            present = {t: w for t, w in term_idf.items() if _holds(live, t, chunk_id)}
-            out.append(ScoredChunk(self.chunk(chunk_id), float(scores[position]), present))
+            present = {terms[row][0]: terms[row][1] for row in np.flatnonzero(holds[:, column]).tolist()}
+            out.append(ScoredChunk(self, chunk_id, float(scores[position]), present, built.get(chunk_id)))
         return out
 
     def _accepted(
-        self, ids: U32, scores: npt.NDArray[Any], limit: int, accept: Callable[[Chunk], bool]
+        self,
+        ids: U32,
+        scores: npt.NDArray[Any],
+        limit: int,
+        accept: Callable[[ChunkHead], bool],
+        built: dict[int, ChunkHead],
     ) -> npt.NDArray[np.intp]:
-        """Positions of the `limit` best-scoring ids whose chunk `accept` takes, in the order `search` ranks."""
+        """Positions of the `limit` best-scoring ids whose chunk `accept` takes, in the order `search` ranks (the
+        heads it took are kept in `built`)."""
         taken: list[int] = []
         for position in np.lexsort((ids, -scores)).tolist():
-            if accept(self.chunk(int(ids[position]))):
+            chunk_id = int(ids[position])
+            head = self.chunk_head(chunk_id)
+            if accept(head):
+                built[chunk_id] = head
                 taken.append(position)
                 if len(taken) >= limit:
                     break
         return np.array(taken, dtype=np.intp)
 
 
-def _holds(live: list[tuple[str, U32, F32]], term: str, chunk_id: int) -> bool:
-    for name, ids, _ in live:
-        if name == term:
-            pos = int(np.searchsorted(ids, chunk_id))
-            return pos < ids.size and int(ids[pos]) == chunk_id
-    return False
+def _presence(postings: list[U32], ids: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    """terms × ids: whether each term's (ascending) posting ids hold each id."""
+    holds = np.zeros((len(postings), ids.size), dtype=np.bool_)
+    for row, term_ids in enumerate(postings):
+        if term_ids.size == 0 or ids.size == 0:
+            continue
+        at = np.minimum(np.searchsorted(term_ids, ids), term_ids.size - 1)
+        holds[row] = term_ids[at] == ids
+    return holds
 
 
 def best_line(scored: ScoredChunk) -> tuple[int, int, int, str]:
     """The chunk's line holding the most query weight (sum of idf of the distinct query terms on it), as
-    (line, start column, end column of its first matching identifier, line text)."""
-    best: tuple[float, int, int, int] = (-1.0, 0, 0, 0)
-    lines = scored.chunk.text.split("\n")
-    terms = tuple(scored.term_idf)
-    for offset, line in enumerate(lines):
-        # A query term is a lower-case sub-word (or whole) of an identifier, so a line holding none of them as a
-        # substring matches nothing: skip its tokenization (most lines of a chunk).
-        lowered = line.lower()
-        if not any(term in lowered for term in terms):
-            continue
-        seen: set[str] = set()
-        first: tuple[int, int] | None = None
-        for m in IDENTIFIER_RE.finditer(line):
-            matched = [t for t in word_tokens(m.group()) if t in scored.term_idf]
-            if matched:
-                seen.update(matched)
-                first = first or m.span()
-        weight = sum(scored.term_idf[t] for t in seen)
-        if first is not None and weight > best[0]:
-            best = (weight, offset, first[0], first[1])
-    _, offset, start_col, end_col = best
-    text = lines[offset] if lines else ""
-    return scored.chunk.start_line + offset, start_col, end_col, text.removesuffix("\r")
+    (line, start column, end column of its first matching identifier, line text): index/bm25_lines.py."""
+    chunk = scored.chunk
+    offset, start_col, end_col, text = best_line_in(chunk.text, scored.term_idf)
+    return chunk.start_line + offset, start_col, end_col, text

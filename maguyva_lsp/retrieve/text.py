@@ -8,7 +8,7 @@ import builtins
 from dataclasses import dataclass
 
 from maguyva_lsp.config import DEFAULT_LIMIT
-from maguyva_lsp.index.bm25 import Bm25Index, ScoredChunk, best_line
+from maguyva_lsp.index.bm25 import Bm25Index, ScoredChunk
 from maguyva_lsp.index.segment_set import Segments, SegmentSet
 from maguyva_lsp.index.text_frames import frame_hits
 from maguyva_lsp.index.text_match import (
@@ -50,6 +50,7 @@ from maguyva_lsp.query.pasted import message_phrases, message_words
 from maguyva_lsp.query.routing import IDENTIFIER_INTENTS
 from maguyva_lsp.query.snippet import snippet_code, snippet_kinds
 from maguyva_lsp.retrieve.base import RetrieverError
+from maguyva_lsp.retrieve.bm25_hits import LineOnDemandHit
 from maguyva_lsp.tokens import is_identifier
 
 # A literal or a pattern longer than this is refused: nobody searches a 100 KB literal, and a pattern that long costs
@@ -394,23 +395,8 @@ class TextRetriever:
         return self.find_identifier(name, limit=limit, scope=qualifier.rpartition(".")[2])
 
     def find_text(self, text: str, *, limit: int = DEFAULT_LIMIT) -> list[Hit]:
-        """BM25 over chunks, each hit at the chunk's best-matching line."""
-        hits: list[Hit] = []
-        for scored in self._state.bm25.search(text, limit):
-            line, start_col, end_col, line_text = best_line(scored)
-            chunk = scored.chunk
-            hits.append(
-                Hit(
-                    path=chunk.path,
-                    span=Span(line, start_col, line, end_col),
-                    score=scored.score,
-                    symbol=chunk.symbol,
-                    kind=chunk.kind,
-                    snippet=line_text,
-                    detail={"match": "bm25", "chunk": chunk.chunk_id, "terms": sorted(scored.term_idf)},
-                )
-            )
-        return hits
+        """BM25 over chunks, each hit at the chunk's best-matching line (found when the hit is read: bm25_hits.py)."""
+        return [LineOnDemandHit.of(scored) for scored in self._state.bm25.search(text, limit)]
 
     def find_similar(self, snippet: str, *, limit: int = DEFAULT_LIMIT) -> list[Hit]:
         """The chunks a pasted snippet most resembles, by BM25 over its code, each as a whole chunk (a pasted function
