@@ -158,7 +158,11 @@ class Engine:
         `one_shot`: this process answers a request and exits (the command line): no background checks of the stored
         vectors, and it waits for the embeddings only when this run gave the semantic lane at most
         ONE_SHOT_EMBED_FILES files (else searches say they are partial; `close` keeps what was embedded)."""
+        first = not self._writer.indexed_once
         counters = self._writer.index(progress, verify_vectors=not one_shot)
+        if first and not one_shot:
+            # A long-lived process loads the embedding model in the background: its first question does not wait.
+            self._semantic_lane.submit_background(self.semantic.warm_up)
         if wait_for_embeddings or (one_shot and self._writer.lane_files <= ONE_SHOT_EMBED_FILES):
             self._semantic_lane.wait()
         return counters

@@ -71,6 +71,10 @@ class LocalEmbedder:
         self._load_lock = threading.Lock()
         self._lock = threading.Lock()  # one tokenizer call at a time: its own thread pool already uses the cores
 
+    def load(self) -> None:
+        """Read the model now (a long-lived process does it in the background, so its first question does not)."""
+        self._loaded()
+
     def _loaded(self) -> tuple[NDArray[np.float32], Tokenizer]:
         """The weights (float32) and the tokenizer, read on first use."""
         with self._load_lock:

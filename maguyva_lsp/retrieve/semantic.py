@@ -160,6 +160,15 @@ class SemanticRetriever:
             unverified = list(self._unverified)
         return _damaged(unverified) is not None
 
+    def warm_up(self) -> None:
+        """Load the embedder's model now if it loads lazily (never a request to a remote model)."""
+        load = getattr(self._embedder, "load", None)
+        if callable(load) and not self.stopping:
+            try:
+                load()
+            except EmbedderError as exc:  # said again at the first embedding, where it matters
+                log.warning("semantic index: %s", exc)
+
     @property
     def stopping(self) -> bool:
         return self._stopping.is_set()
