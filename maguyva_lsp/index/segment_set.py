@@ -464,7 +464,10 @@ class Segments:
             base = store.manifest
             try:
                 chains = self._chain_records(store)
-                store.commit(Manifest(base.schema, base.fingerprint, segments=entries, chains=chains))
+                # Nothing changed (a warm start's commits, a lane that caught up with nothing to do): no new generation,
+                # so a process that only reads writes nothing.
+                if entries != base.segments or dict(chains) != dict(base.chains):
+                    store.commit(Manifest(base.schema, base.fingerprint, segments=entries, chains=chains))
             except OSError as exc:
                 for part in self._chains:
                     part.export_failed()
