@@ -24,8 +24,14 @@ class LineIndex:
 
     def span(self, node: Any) -> Span:
         """The Span of a tree-sitter node."""
+        return Span(*self.position(node))
+
+    def position(self, node: Any) -> tuple[int, int, int, int]:
+        """A node's span as a tuple (start line, start column, end line, end column)."""
         (sr, sc), (er, ec) = node.start_point, node.end_point
-        return Span(sr, self.column(sr, sc), er, self.column(er, ec))
+        if self._ascii:
+            return (sr, sc, er, ec)
+        return (sr, self.column(sr, sc), er, self.column(er, ec))
 
     def line_text(self, row: int) -> str:
         return self._lines[row].decode("utf-8", "replace") if row < len(self._lines) else ""

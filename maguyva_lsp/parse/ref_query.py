@@ -65,6 +65,8 @@ class Candidate:
     kind: ReferenceKind
     node: Node
     name: str
+    start: int  # the node's byte range, read once (a node attribute is a call into the binding)
+    end: int
     receiver: str | None = None
     module: str | None = None
     alias: str | None = None
@@ -201,58 +203,99 @@ def _warn_once(language: str, message: str) -> None:
 
 
 def collect(language: str, root: Node, source: bytes) -> Collected | None:
-    """Run a grammar's reference patterns over a tree; None when the grammar has no (usable) query."""
+    """Run a grammar's reference patterns over a tree; None when the grammar has no (usable) query.
+
+    Candidates on nodes that are never a use (`@skip`, bindings) are left out as they come, except imports; plain
+    uses inside skipped subtrees are left to the caller (`references._is_use`)."""
     plan = _plan(language)
     if plan is None:
         return None
     out = Collected({}, set(), [], [], [], [])
+    text = _TextReader(source)
     if plan.simple is not None:
-        for capture, nodes in QueryCursor(plan.simple).captures(root).items():
-            _take_simple(capture, nodes, source, out)
+        captured = QueryCursor(plan.simple).captures(root)
+        # Marks first (scopes, bindings, skips), so that uses of marked nodes need no candidate at all.
+        for capture, nodes in captured.items():
+            if capture not in _PRIMARY:
+                _take_mark(capture, nodes, text, out)
+        for capture, nodes in captured.items():
+            if capture in _PRIMARY:
+                _take_uses(capture, nodes, text, out)
     if plan.structured is not None:
         roles = plan.roles
         for index, captures in QueryCursor(plan.structured).matches(root):
-            _take_match(roles[index], captures, source, out)
+            _take_match(roles[index], captures, text, out)
     out.scopes.sort(key=lambda s: (s.start, -s.end))
     out.skip_ranges.sort()
     out.bindings.sort()
     return out
 
 
-def _take_simple(capture: str, nodes: list[Node], source: bytes, out: Collected) -> None:
+class _TextReader:
+    """The text of byte ranges of one source: slices of the decoded text when it is ASCII (byte offsets are then
+    character offsets), else decoded slices of the bytes."""
+
+    __slots__ = ("_ascii", "_source")
+
+    def __init__(self, source: bytes) -> None:
+        self._source = source
+        self._ascii = source.decode("ascii") if source.isascii() else None
+
+    def __call__(self, start: int, end: int) -> str:
+        if self._ascii is not None:
+            return self._ascii[start:end]
+        return self._source[start:end].decode("utf-8", "replace")
+
+    def node(self, node: Node) -> str:
+        return self(node.start_byte, node.end_byte)
+
+
+def _take_mark(capture: str, nodes: list[Node], text: _TextReader, out: Collected) -> None:
     if capture in ("local.scope", "local.scope.class"):
         kind = SCOPE_FUNCTION if capture == "local.scope" else SCOPE_CLASS
         out.scopes.extend(Scope(n.start_byte, n.end_byte, kind) for n in nodes)
     elif capture == "local.binding":
+        bindings = out.bindings
+        excluded = out.excluded
         for node in nodes:
-            out.bindings.append((node.start_byte, text_of(node, source)))
-            out.excluded.add((node.start_byte, node.end_byte))
+            start, end = node.start_byte, node.end_byte
+            bindings.append((start, text(start, end)))
+            excluded.add((start, end))
     elif capture == "local.member":
-        out.member_bindings.extend((n.start_byte, text_of(n, source)) for n in nodes)
+        out.member_bindings.extend((n.start_byte, text.node(n)) for n in nodes)
     elif capture == "skip":
         out.excluded.update((n.start_byte, n.end_byte) for n in nodes)
     elif capture == "skip.subtree":
         out.skip_ranges.extend((n.start_byte, n.end_byte) for n in nodes)
-    elif capture in _PRIMARY:
-        kind = _PRIMARY[capture]
-        candidates = out.candidates
+
+
+def _take_uses(capture: str, nodes: list[Node], text: _TextReader, out: Collected) -> None:
+    """The single-capture uses (`(identifier) @reference` is most of a file's captures: kept lean)."""
+    kind = _PRIMARY[capture]
+    if kind == "import":
         for node in nodes:
-            if kind == "import":
-                _offer(out, _import_candidate(capture, node, {capture: [node]}, source, 1))
-                continue
-            key = (node.start_byte, node.end_byte)
-            previous = candidates.get(key)
-            if previous is None or PRIORITY[kind] > PRIORITY[previous.kind]:
-                candidates[key] = Candidate(kind, node, text_of(node, source), weight=1)
+            _offer(out, _import_candidate(capture, node, {capture: [node]}, text, 1))
+        return
+    candidates = out.candidates
+    excluded = out.excluded
+    priority = PRIORITY[kind]
+    for node in nodes:
+        start, end = node.start_byte, node.end_byte
+        key = (start, end)
+        if key in excluded:
+            continue
+        previous = candidates.get(key)
+        if previous is None or priority > PRIORITY[previous.kind]:
+            candidates[key] = Candidate(kind, node, text(start, end), start, end, weight=1)
 
 
-def _take_match(role: _Role, captures: dict[str, list[Node]], source: bytes, out: Collected) -> None:
+def _take_match(role: _Role, captures: dict[str, list[Node]], text: _TextReader, out: Collected) -> None:
     primary = role.primary
     if primary is None:
         if "local.self" in captures and "local.self.scope" in captures:
             scope = captures["local.self.scope"][0]
-            out.self_names.append((scope.start_byte, scope.end_byte, text_of(captures["local.self"][0], source)))
-        _take_type(captures, source, out)
+            out.self_names.append((scope.start_byte, scope.end_byte, text.node(captures["local.self"][0])))
+        _take_type(captures, text, out)
         return
     nodes = captures.get(primary)
     if not nodes:
@@ -260,36 +303,42 @@ def _take_match(role: _Role, captures: dict[str, list[Node]], source: bytes, out
     node = nodes[0]
     kind = _PRIMARY[primary]
     if kind == "import":
-        _offer(out, _import_candidate(primary, node, captures, source, role.weight))
+        _offer(out, _import_candidate(primary, node, captures, text, role.weight))
+        return
+    start, end = node.start_byte, node.end_byte
+    key = (start, end)
+    if key in out.excluded:
+        return  # never a use, whatever the pattern (only imports are kept on such nodes)
+    previous = out.candidates.get(key)
+    if previous is not None and (PRIORITY[kind], role.weight) <= (PRIORITY[previous.kind], previous.weight):
         return
     receiver = captures.get(f"{primary}.receiver")
     subject = captures.get(f"{primary}.subject")
-    _offer(
-        out,
-        Candidate(
-            kind=kind,
-            node=node,
-            name=text_of(node, source),
-            receiver=_receiver_text(receiver[0], source) if receiver else None,
-            subject=text_of(subject[0], source) if subject else None,
-            weight=role.weight,
-        ),
+    out.candidates[key] = Candidate(
+        kind=kind,
+        node=node,
+        name=text(start, end),
+        start=start,
+        end=end,
+        receiver=_receiver_text(receiver[0], text) if receiver else None,
+        subject=text.node(subject[0]) if subject else None,
+        weight=role.weight,
     )
 
 
-def _take_type(captures: dict[str, list[Node]], source: bytes, out: Collected) -> None:
+def _take_type(captures: dict[str, list[Node]], text: _TextReader, out: Collected) -> None:
     names = captures.get("type.binding") or captures.get("type.member")
     types = captures.get("type.annotation") or captures.get("type.call")
     if not names or not types:
         return
-    type_name = _WHITESPACE_RE.sub("", text_of(types[0], source)).strip(_QUOTES)
+    type_name = _WHITESPACE_RE.sub("", text.node(types[0])).strip(_QUOTES)
     if not _DOTTED_RE.match(type_name):
         return  # `Optional[Foo]`, `make()()`: nothing a resolver could look up
     node = names[0]
     out.typed.append(
         TypedName(
             position=node.start_byte,
-            name=text_of(node, source),
+            name=text.node(node),
             type_name=type_name,
             annotation="type.annotation" in captures,
             member="type.member" in captures,
@@ -325,46 +374,47 @@ def split_receiver(receiver: str) -> list[str]:
 
 def _offer(out: Collected, candidate: Candidate) -> None:
     """Keep the candidate unless the same node already holds a stronger role (or an equal one with more context)."""
-    key = (candidate.node.start_byte, candidate.node.end_byte)
+    key = (candidate.start, candidate.end)
     previous = out.candidates.get(key)
     if previous is None or (PRIORITY[candidate.kind], candidate.weight) > (PRIORITY[previous.kind], previous.weight):
         out.candidates[key] = candidate
 
 
 def _import_candidate(
-    capture: str, node: Node, captures: dict[str, list[Node]], source: bytes, weight: int
+    capture: str, node: Node, captures: dict[str, list[Node]], read: _TextReader, weight: int
 ) -> Candidate:
     alias_nodes = captures.get("import.alias")
-    alias = text_of(alias_nodes[0], source) if alias_nodes else None
-    text = text_of(node, source).strip(_QUOTES)
+    alias = read.node(alias_nodes[0]) if alias_nodes else None
+    start, end = node.start_byte, node.end_byte
+    text = read(start, end).strip(_QUOTES)
+
+    def candidate(name: str, module: str | None = None, alias: str | None = None) -> Candidate:
+        return Candidate("import", node, name, start, end, module=module, alias=alias, weight=weight)
+
     if capture == "import.default":
-        return Candidate("import", node, "default", module=_from_text(captures, source), alias=text, weight=weight)
+        return candidate("default", module=_from_text(captures, read), alias=text)
     if capture == "import.star":  # every name of a namespace (C# `using A.B;`)
-        return Candidate("import", node, "*", module=_from_text(captures, source) or text, weight=weight)
+        return candidate("*", module=_from_text(captures, read) or text)
     if capture == "import.self":
-        whole = text_of(captures["import.module"][0], source) if "import.module" in captures else text
-        return Candidate("import", node, whole, alias=alias, weight=weight)
+        whole = read.node(captures["import.module"][0]) if "import.module" in captures else text
+        return candidate(whole, alias=alias)
     if capture == "import.module":
         if alias == ".":  # Go's dot import puts the package's names in the file scope: a star import
-            return Candidate("import", node, "*", module=text, weight=weight)
-        return Candidate("import", node, text, alias=None if alias == "_" else alias, weight=weight)
-    module = _from_text(captures, source)
+            return candidate("*", module=text)
+        return candidate(text, alias=None if alias == "_" else alias)
+    module = _from_text(captures, read)
     name = "*" if text.endswith("*") else text
     if "::" in name and module is not None:  # `use a::{b::c}`: the module is a::b, the name c
         head, _, name = name.rpartition("::")
         module = f"{module}::{head}"
-    return Candidate("import", node, name, module=module, alias=alias, weight=weight)
+    return candidate(name, module=module, alias=alias)
 
 
-def _from_text(captures: dict[str, list[Node]], source: bytes) -> str | None:
+def _from_text(captures: dict[str, list[Node]], read: _TextReader) -> str | None:
     nodes = captures.get("import.from")
-    return text_of(nodes[0], source).strip(_QUOTES) if nodes else None
+    return read.node(nodes[0]).strip(_QUOTES) if nodes else None
 
 
-def _receiver_text(node: Node, source: bytes) -> str:
-    text = _WHITESPACE_RE.sub("", text_of(node, source))
+def _receiver_text(node: Node, read: _TextReader) -> str:
+    text = _WHITESPACE_RE.sub("", read.node(node))
     return text if len(text) <= MAX_RECEIVER_CHARS else text[: MAX_RECEIVER_CHARS - 1] + "…"
-
-
-def text_of(node: Node, source: bytes) -> str:
-    return source[node.start_byte : node.end_byte].decode("utf-8", "replace")

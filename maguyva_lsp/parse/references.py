@@ -13,6 +13,7 @@ or `Maildir().x` (a resolver still has to find that the callee is a class). Unqu
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
 from tree_sitter import Tree
@@ -56,47 +57,49 @@ def extract_references(
     if collected is None:
         return []
     index = lines if lines is not None else LineIndex(source)
-    kept = [c for c in collected.candidates.values() if _is_use(c, collected)]
-    kept.sort(key=lambda c: c.node.start_byte)
+    kept = _uses(collected)
+    kept.sort(key=_start_byte)
     _apply_self_names(kept, collected.self_names)
     implicit = language in IMPLICIT_MEMBER_LANGUAGES
     kept = _resolve_locals(kept, collected, _file_level_names(definitions, kept), implicit)
-    definition_names = {d.name_span for d in definitions}
-    pairs = [(c, s) for c in kept if (s := index.span(c.node)) not in definition_names]
-    enclosing = _enclosing_names([s for _, s in pairs], definitions)
+    definition_names = {_corners(d.name_span) for d in definitions}
+    pairs = [(c, p) for c in kept if (p := index.position(c.node)) not in definition_names]
+    enclosing = _enclosing_names([p for _, p in pairs], definitions)
     return [
         Reference(
             name=c.name,
             kind=c.kind,
             path=path,
-            span=span,
+            span=Span(*position),
             enclosing=_subject_name(c.subject, definitions) if c.subject else outer,
             receiver=c.receiver,
             module=c.module,
             alias=c.alias,
         )
-        for (c, span), outer in zip(pairs, enclosing, strict=True)
+        for (c, position), outer in zip(pairs, enclosing, strict=True)
     ]
 
 
-def _is_use(candidate: Candidate, collected: Collected) -> bool:
-    """False for nodes marked as never a use, and for plain uses inside a skipped subtree (import statements)."""
-    if candidate.kind == "import":
-        return True
-    key = (candidate.node.start_byte, candidate.node.end_byte)
-    return key not in collected.excluded and not _inside_any(candidate.node.start_byte, collected.skip_ranges)
+def _uses(collected: Collected) -> list[Candidate]:
+    """The candidates that are uses: imports, and the others outside skipped subtrees (import statements). Nodes
+    marked as never a use got no candidate unless an import (`ref_query.collect`)."""
+    ranges = collected.skip_ranges
+    if not ranges:
+        return list(collected.candidates.values())
+    # Skipped subtrees (import statements) do not nest, so the one starting last before a position decides.
+    starts = [start for start, _ in ranges]
+    kept: list[Candidate] = []
+    for c in collected.candidates.values():
+        if c.kind != "import":
+            i = bisect_right(starts, c.start)
+            if i and c.start < ranges[i - 1][1]:
+                continue
+        kept.append(c)
+    return kept
 
 
-def _inside_any(position: int, ranges: list[tuple[int, int]]) -> bool:
-    # Skipped subtrees (import statements) do not nest, so the one starting last before the position decides.
-    lo, hi = 0, len(ranges)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if ranges[mid][0] <= position:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo > 0 and ranges[lo - 1][0] <= position < ranges[lo - 1][1]
+def _start_byte(candidate: Candidate) -> int:
+    return candidate.start
 
 
 def _file_level_names(definitions: Sequence[Definition], candidates: Iterable[Candidate]) -> set[str]:
@@ -117,9 +120,12 @@ def _resolve_locals(
     module = _assign_bindings(collected)
     kept: list[Candidate] = []
     stack: list[Scope] = []
+    scopes = collected.scopes
     i = 0
     for c in candidates:
-        i = _advance(stack, collected.scopes, i, c.node.start_byte)
+        position = c.start
+        if (i < len(scopes) and scopes[i].start <= position) or (stack and stack[-1].end <= position):
+            i = _advance(stack, scopes, i, position)  # only when the sweep crosses a scope's edge
         if c.receiver is not None:
             c.receiver = _typed_receiver(c.receiver, stack, module, implicit_members) or c.receiver
         elif c.kind in ("call", "reference"):
@@ -223,33 +229,32 @@ def _advance(stack: list[Scope], scopes: list[Scope], i: int, position: int) -> 
     return i
 
 
-def _enclosing_names(spans: list[Span], definitions: Sequence[Definition]) -> list[str | None]:
-    """The qualified name of the innermost definition around each span (spans in source order)."""
-    ordered = sorted(definitions, key=lambda d: (d.span.start_line, d.span.start_col, -d.span.end_line))
+def _enclosing_names(positions: list[tuple[int, int, int, int]], definitions: Sequence[Definition]) -> list[str | None]:
+    """The qualified name of the innermost definition around each position (start line and column first; in source
+    order)."""
+    ordered = sorted(
+        ((_corners(d.span), d.qualified_name) for d in definitions), key=lambda o: (o[0][0], o[0][1], -o[0][2])
+    )
     out: list[str | None] = []
-    stack: list[Definition] = []
+    stack: list[tuple[tuple[int, int], str]] = []  # (end, qualified name) of the definitions open at the sweep
     i = 0
-    for span in spans:
-        position = (span.start_line, span.start_col)
-        while i < len(ordered) and _start(ordered[i].span) <= position:
-            definition = ordered[i]
+    for sl, sc, _, _ in positions:
+        position = (sl, sc)
+        while i < len(ordered) and ordered[i][0][:2] <= position:
+            (dsl, dsc, del_, dec), name = ordered[i]
             i += 1
-            while stack and _end(stack[-1].span) <= _start(definition.span):
+            while stack and stack[-1][0] <= (dsl, dsc):
                 stack.pop()
-            if _end(definition.span) > position:
-                stack.append(definition)
-        while stack and _end(stack[-1].span) <= position:
+            if (del_, dec) > position:
+                stack.append(((del_, dec), name))
+        while stack and stack[-1][0] <= position:
             stack.pop()
-        out.append(stack[-1].qualified_name if stack else None)
+        out.append(stack[-1][1] if stack else None)
     return out
 
 
-def _start(span: Span) -> tuple[int, int]:
-    return (span.start_line, span.start_col)
-
-
-def _end(span: Span) -> tuple[int, int]:
-    return (span.end_line, span.end_col)
+def _corners(span: Span) -> tuple[int, int, int, int]:
+    return (span.start_line, span.start_col, span.end_line, span.end_col)
 
 
 def _subject_name(subject: str, definitions: Sequence[Definition]) -> str:
@@ -268,7 +273,7 @@ def _apply_self_names(candidates: list[Candidate], self_names: list[tuple[int, i
         if receiver is None:
             continue
         head, dot, rest = receiver.partition(".")
-        position = candidate.node.start_byte
+        position = candidate.start
         for start, end, name in self_names:
             if start <= position < end and head == name:
                 candidate.receiver = f"self{dot}{rest}"
