@@ -127,7 +127,9 @@ def _segment_job(
     keep_analyses: bool,
 ) -> SegmentJobResult:
     """Analyse files and build their segment (run in a worker process: only arrays and records come back, plus the
-    analyses when asked for)."""
+    analyses when asked for, with their embedding input prepared)."""
+    if not keep_analyses:
+        options = (options[0], None, options[2])  # nobody reads the embedding input of analyses not sent back
     results = _analyze_batch(files, *options)
     analyses = [r for r in results if isinstance(r, FileAnalysis)]
     skipped = tuple(r for r in results if isinstance(r, Skipped))

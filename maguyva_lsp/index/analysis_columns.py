@@ -224,14 +224,15 @@ class CoreColumns:
     """The core columns of one segment, over a mapped container (or arrays in memory)."""
 
     __slots__ = (
-        "_chunk_offsets", "_line_offsets", "_lines", "_pool_blob", "_pool_cache", "_pool_off", "_text", "_text_off",
-        "arrays", "paths",
+        "_chunk_offsets", "_line_offsets", "_lines", "_pool_blob", "_pool_cache", "_pool_off", "_pool_or_none",
+        "_text", "_text_off", "arrays", "paths",
     )  # fmt: skip
 
     def __init__(self, arrays: Container | dict[str, Array]) -> None:
         self.arrays: Any = arrays
         self.paths = StringColumn(arrays["file.path.blob"], arrays["file.path.off"])
         self._pool_cache: list[str] | None = None
+        self._pool_or_none: list[str | None] | None = None
         # The columns every query touches, held directly (a container lookup per access would dominate).
         self._pool_blob = arrays["pool.blob"]
         self._pool_off = arrays["pool.off"]
@@ -250,6 +251,12 @@ class CoreColumns:
         if self._pool_cache is None:
             self._pool_cache = StringColumn(self.arrays["pool.blob"], self.arrays["pool.off"]).to_list()
         return self._pool_cache
+
+    def _pool_with_none(self) -> list[str | None]:
+        """The pool with None appended, so that id -1 reads as None without a test per row."""
+        if self._pool_or_none is None:
+            self._pool_or_none = [*self.pool(), None]
+        return self._pool_or_none
 
     def pool_string(self, index: int) -> str | None:
         if index < 0:
@@ -410,6 +417,58 @@ class CoreColumns:
             )
         )
 
+    def definitions(self, local: int) -> tuple[Definition, ...]:
+        """One file's definitions, rebuilt from the columns."""
+        a = self.arrays
+        pool = self.pool()
+        path = self.paths[local]
+        d0, d1 = int(a["file.defs"][local]), int(a["file.defs"][local + 1])
+        return tuple(
+            Definition(
+                pool[name],
+                pool[kind],
+                path,
+                Span(*span),
+                Span(*nspan),
+                pool[sig],
+                None if parent < 0 else pool[parent],
+                None if lang < 0 else pool[lang],
+            )
+            for name, kind, sig, parent, lang, span, nspan in zip(
+                a["def.name"][d0:d1].tolist(),
+                a["def.kind"][d0:d1].tolist(),
+                a["def.signature"][d0:d1].tolist(),
+                a["def.parent"][d0:d1].tolist(),
+                a["def.language"][d0:d1].tolist(),
+                a["def.span"][d0:d1].tolist(),
+                a["def.name_span"][d0:d1].tolist(),
+                strict=True,
+            )
+        )
+
+    def references(self, local: int) -> tuple[Reference, ...]:
+        """One file's references, rebuilt from the columns (the graph's reference source reads them)."""
+        a = self.arrays
+        strings = self.pool()
+        pool = self._pool_with_none()
+        path = self.paths[local]
+        r0, r1 = int(a["file.refs"][local]), int(a["file.refs"][local + 1])
+        return tuple(
+            Reference(
+                strings[name], REFERENCE_KINDS[kind], path, Span(*span), pool[enc], pool[rcv], pool[mod], pool[al]
+            )
+            for name, kind, enc, rcv, mod, al, span in zip(
+                a["ref.name"][r0:r1].tolist(),
+                a["ref.kind"][r0:r1].tolist(),
+                a["ref.enclosing"][r0:r1].tolist(),
+                a["ref.receiver"][r0:r1].tolist(),
+                a["ref.module"][r0:r1].tolist(),
+                a["ref.alias"][r0:r1].tolist(),
+                a["ref.span"][r0:r1].tolist(),
+                strict=True,
+            )
+        )
+
     def analysis(self, local: int) -> FileAnalysis:
         """The FileAnalysis of one file, rebuilt from the columns (equal to the one that was encoded)."""
         a = self.arrays
@@ -429,34 +488,8 @@ class CoreColumns:
             int(a["file.mtime"][local]),
         )
         text = self.text(local)
-        d0, d1 = int(a["file.defs"][local]), int(a["file.defs"][local + 1])
-        definitions = tuple(
-            Definition(pool[name], pool[kind], path, Span(*span), Span(*nspan), pool[sig], s(parent), s(lang))
-            for name, kind, sig, parent, lang, span, nspan in zip(
-                a["def.name"][d0:d1].tolist(),
-                a["def.kind"][d0:d1].tolist(),
-                a["def.signature"][d0:d1].tolist(),
-                a["def.parent"][d0:d1].tolist(),
-                a["def.language"][d0:d1].tolist(),
-                a["def.span"][d0:d1].tolist(),
-                a["def.name_span"][d0:d1].tolist(),
-                strict=True,
-            )
-        )
-        r0, r1 = int(a["file.refs"][local]), int(a["file.refs"][local + 1])
-        references = tuple(
-            Reference(pool[name], REFERENCE_KINDS[kind], path, Span(*span), s(enc), s(recv), s(mod), s(alias))
-            for name, kind, enc, recv, mod, alias, span in zip(
-                a["ref.name"][r0:r1].tolist(),
-                a["ref.kind"][r0:r1].tolist(),
-                a["ref.enclosing"][r0:r1].tolist(),
-                a["ref.receiver"][r0:r1].tolist(),
-                a["ref.module"][r0:r1].tolist(),
-                a["ref.alias"][r0:r1].tolist(),
-                a["ref.span"][r0:r1].tolist(),
-                strict=True,
-            )
-        )
+        definitions = self.definitions(local)
+        references = self.references(local)
         c0, c1 = int(a["file.chunks"][local]), int(a["file.chunks"][local + 1])
         chunks = self._chunks(local, c0, c1, text, s) if c1 > c0 else ()
         return FileAnalysis(
