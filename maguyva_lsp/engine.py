@@ -15,6 +15,7 @@ from maguyva_lsp.config import Settings
 from maguyva_lsp.embed.factory import make_embedder
 from maguyva_lsp.failures import failure_log
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH
+from maguyva_lsp.index.graph_inputs import reference_source
 from maguyva_lsp.index.segment_set import Segments
 from maguyva_lsp.index.symbol_part import SymbolPart
 from maguyva_lsp.index.text_part import TextPart
@@ -68,6 +69,9 @@ class Engine:
         self.text = TextRetriever(self.segments)
         self.structural = StructuralRetriever(self.segments)
         self.graph = GraphRetriever()
+        # The segments hold every file's references: the graph stores only imports and base lists, and reads the
+        # rest of a stored file from the segments when it resolves it again.
+        self.graph.set_reference_source(reference_source(self.segments))
         self.segments.attach_chain(self.graph)  # its stored state, before any batch; written with every commit
         # The vectors are a chain of the segment store; the embedding cache (texts already embedded, across edits
         # and restarts) stays beside it.

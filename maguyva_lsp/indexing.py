@@ -17,8 +17,10 @@ from typing import Any
 
 from maguyva_lsp.config import Settings
 from maguyva_lsp.failures import BACKGROUND
+from maguyva_lsp.graph.inputs import GraphInput
 from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.index.file_table import FileTable
+from maguyva_lsp.index.graph_inputs import graph_inputs
 from maguyva_lsp.index.segment_set import MAX_SEGMENTS, MergePlan, Segments, StoredFile
 from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, Modality, SourceFile
@@ -136,6 +138,7 @@ class IndexWriter:
         self._fed = tuple(fed)
         self._follow = tuple(follow)
         self._deferred: list[ChangeBatch] | None = None  # during a run: what the follow retrievers get at its end
+        self._deferred_indexed: list[str] = []  # during a run: files built into segments by workers, likewise
         self._stored_follow: dict[int, list[ChangeBatch]] = {}  # during a run: stored files they lack, by retriever
         self.catching_up: frozenset[Modality] = frozenset()  # modalities not yet current during a run
         self._lane = semantic_lane
@@ -158,6 +161,7 @@ class IndexWriter:
         with self.lock:
             self.running = True
             self._deferred = []
+            self._deferred_indexed = []
             self.catching_up = frozenset({"text", "structural", *(r.name for r in self._follow)})
             self.lane_files = 0
             try:
@@ -169,6 +173,7 @@ class IndexWriter:
                 report(IndexProgress("done", 0, 0, ready=("text", "structural", *(r.name for r in self._follow))))
             finally:
                 self._deferred = None
+                self._deferred_indexed = []
                 self.catching_up = frozenset()
                 self.running = False
                 self.indexed_once = True
@@ -214,17 +219,21 @@ class IndexWriter:
         return len(kept)
 
     def _catch_up(self, report: ProgressCallback) -> None:
-        """Give each follow retriever the stored files it lacked and the run's changes, as one batch (the graph
-        resolves names once)."""
+        """Give each follow retriever the stored files it lacked, the files workers built into segments and the run's
+        changes, as one batch (the graph resolves names once)."""
         batches = self._deferred or []
         self._deferred = None
+        indexed, self._deferred_indexed = self._deferred_indexed, []
         stored, self._stored_follow = self._stored_follow, {}
         for retriever in self._follow:
             combined = _combined([*stored.get(id(retriever), []), *batches])
-            if not combined.updated and not combined.removed:
+            changed = {a.path for a in combined.updated}.union(combined.removed)
+            built = [p for p in indexed if p not in changed]
+            if not combined.updated and not combined.removed and not built:
                 continue
-            report(IndexProgress(f"resolving {retriever.name}", 0, len(combined.updated), ready=("text", "structural")))
-            self._feed((retriever,), combined)
+            count = len(combined.updated) + len(built)
+            report(IndexProgress(f"resolving {retriever.name}", 0, count, ready=("text", "structural")))
+            self._feed_with_indexed(retriever, combined, built)
         self.segments.commit_chains()  # the caught-up state reaches the store with the segments it matches
 
     def _catch_up_vectors(self, kept: list[str], stored: dict[str, StoredFile], scanned: Mapping[str, object]) -> None:
@@ -263,6 +272,22 @@ class IndexWriter:
             semantic.apply(ChangeBatch(tuple(self.segments.load(changed)), tuple(gone)))
 
         self._lane.submit_call(rebuild)
+
+    def _feed_with_indexed(self, retriever: Retriever, batch: ChangeBatch, indexed: list[str]) -> None:
+        """Feed a batch plus files already in the segments: read from the columns, as the graph's inputs (no text)
+        when the retriever takes those, else as analyses."""
+        if indexed:
+            apply_inputs = getattr(retriever, "apply_inputs", None)
+            if callable(apply_inputs):
+                try:
+                    inputs = [GraphInput.of(a) for a in batch.updated]
+                    inputs.extend(graph_inputs(self.segments.current, indexed))
+                    apply_inputs(inputs, batch.removed)
+                except Exception:  # as in _feed: its status says why, the others go on
+                    log.exception("the %s retriever failed to apply a batch", retriever.name, extra=BACKGROUND)
+                return
+            batch = ChangeBatch((*batch.updated, *self.segments.load(indexed)), batch.removed)
+        self._feed((retriever,), batch)
 
     def _stored_needs(
         self, kept: list[str], stored: dict[str, StoredFile], scanned: set[str]
@@ -348,15 +373,17 @@ class IndexWriter:
 
     def _build_in_workers(self, files: list[SourceFile], report: ProgressCallback) -> None:
         """Many files: each worker analyses a group and builds its segment; each segment is adopted (searchable)
-        as it comes, and one merge at the end unites them. Retrievers fed with batches get the analyses in batches
-        that grow, as on the single-process path."""
+        as it comes, and one merge at the end unites them. Only arrays come back from the workers: the follow
+        retrievers read the built files from the segments at the run's end, the semantic lane as it goes. Retrievers
+        fed with batches (and a lane without a semantic retriever) get the analyses in batches that grow, as on the
+        single-process path."""
         groups = segment_groups(files)
         targets = [self.segments.reserve() for _ in groups]
         total = len(files)
         done = 0
         fed: list[FileAnalysis] = []
         fed_batch = FIRST_APPLY_BATCH_FILES
-        keep = bool(self._fed) or self._lane is not None
+        keep = bool(self._fed) or self._semantic is None
         report(IndexProgress("analyzing", 0, total))
         self.segments.defer_merges = True
         try:
@@ -368,12 +395,16 @@ class IndexWriter:
                     self.segments.adopt(result.built)
                 else:
                     self.segments.release(target)
-                fed.extend(result.analyses)
                 self.counters.analyzed += len(group) - len(result.skipped)
-                if len(fed) >= fed_batch:
-                    self.apply(ChangeBatch(updated=tuple(fed)), indexed=True)
-                    fed = []
-                    fed_batch *= APPLY_BATCH_GROWTH
+                if keep:
+                    fed.extend(result.analyses)
+                    if len(fed) >= fed_batch:
+                        self.apply(ChangeBatch(updated=tuple(fed)), indexed=True)
+                        fed = []
+                        fed_batch *= APPLY_BATCH_GROWTH
+                elif result.built is not None:
+                    gone = {s.path for s in result.skipped}
+                    self._indexed([f.path for f in group if f.path not in gone])
                 done += len(group)
                 report(IndexProgress("analyzing", done, total))
             if fed:
@@ -383,6 +414,24 @@ class IndexWriter:
             for target in targets:
                 self.segments.release(target)
         self.merge_in_background()
+
+    def _indexed(self, paths: list[str]) -> None:
+        """Files a worker built into a segment (adopted): the follow retrievers get them at the run's end, the
+        semantic lane reads them back from the segments on its own thread."""
+        if self._deferred is not None:
+            self._deferred_indexed.extend(paths)
+        else:
+            for retriever in self._follow:
+                self._feed_with_indexed(retriever, ChangeBatch(), paths)
+        self._known.update(paths)
+        self._embed(paths)
+
+    def _embed(self, paths: list[str]) -> None:
+        """Stored files for the semantic lane, in groups decoded and applied one by one (`_apply_stored_vectors`)."""
+        for start in range(0, len(paths), CATCH_UP_GROUP_FILES):
+            self._lane.submit_call(
+                functools.partial(self._apply_stored_vectors, paths[start : start + CATCH_UP_GROUP_FILES])
+            )
 
     def merge_in_background(self, *, everything: bool = True) -> threading.Thread | None:
         """Unite the segments in a worker process while queries go on (one segment answers fastest); without a store
