@@ -139,6 +139,7 @@ class IndexWriter:
         self._follow = tuple(follow)
         self._deferred: list[ChangeBatch] | None = None  # during a run: what the follow retrievers get at its end
         self._deferred_indexed: list[str] = []  # during a run: files built into segments by workers, likewise
+        self._embed_later: list[list[str]] = []  # during a run: those files, for the semantic lane after the run
         self._stored_follow: dict[int, list[ChangeBatch]] = {}  # during a run: stored files they lack, by retriever
         self.catching_up: frozenset[Modality] = frozenset()  # modalities not yet current during a run
         self._lane = semantic_lane
@@ -170,10 +171,15 @@ class IndexWriter:
                     self._lane.submit_background(self._verify_vectors)
                 self.catching_up = frozenset(r.name for r in self._follow)
                 self._catch_up(report)
+                # Embedding starts once the other modalities are complete: the lane's thread shares this process's
+                # interpreter lock with the graph's resolution, and would only slow it down.
+                for paths in self._embed_later:
+                    self._embed(paths)
                 report(IndexProgress("done", 0, 0, ready=("text", "structural", *(r.name for r in self._follow))))
             finally:
                 self._deferred = None
                 self._deferred_indexed = []
+                self._embed_later = []
                 self.catching_up = frozenset()
                 self.running = False
                 self.indexed_once = True
@@ -416,14 +422,15 @@ class IndexWriter:
         self.merge_in_background()
 
     def _indexed(self, paths: list[str]) -> None:
-        """Files a worker built into a segment (adopted): the follow retrievers get them at the run's end, the
+        """Files a worker built into a segment (adopted): the follow retrievers get them at the run's end, then the
         semantic lane reads them back from the segments on its own thread."""
+        self._known.update(paths)
         if self._deferred is not None:
             self._deferred_indexed.extend(paths)
-        else:
-            for retriever in self._follow:
-                self._feed_with_indexed(retriever, ChangeBatch(), paths)
-        self._known.update(paths)
+            self._embed_later.append(paths)
+            return
+        for retriever in self._follow:
+            self._feed_with_indexed(retriever, ChangeBatch(), paths)
         self._embed(paths)
 
     def _embed(self, paths: list[str]) -> None:
