@@ -34,8 +34,8 @@ log = logging.getLogger(__name__)
 
 # Bump when what the analyzers extract changes: older stores are then rebuilt once. The core columns' layout is part
 # of the index schema.
-ANALYZER_VERSION = 4  # 2: venv/virtualenv folders are no longer vendor by name; 3: JS/TS definition forms;
-# 4: generated/minified files by their content
+ANALYZER_VERSION = 5  # 2: venv/virtualenv folders are no longer vendor by name; 3: JS/TS definition forms;
+# 4: generated/minified files by their content; 5: test folders named for what they test (`typing_tests`)
 INDEX_SCHEMA = f"{ANALYZER_VERSION}.{CORE_VERSION}"
 
 # Below this many files, analyse inline: a process pool's start-up (importing the grammars) costs about a second.

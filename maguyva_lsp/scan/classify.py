@@ -21,6 +21,8 @@ BUILD_DIRS: frozenset[str] = frozenset(
 )  # fmt: skip
 ARCHIVE_DIRS: frozenset[str] = frozenset({"archive", "archives", "archived", "attic", "deprecated", "old", "backup"})
 TEST_DIRS: frozenset[str] = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "testdata", "e2e"})
+# Test folders named for what they test: `typing_tests`, `integration-tests`, `idle_test`, `tests_utils`, `test-data`.
+_TEST_DIR_RE = re.compile(r"^(?:.+[_-]tests?|tests?[_-].+)$")
 
 # File names that say "generated", "minified" or "archive" whatever folder they are in.
 _BUILD_FILE_RE = re.compile(
@@ -53,6 +55,6 @@ def classify_path(rel_path: str) -> PathClass:
         return PathClass.BUILD
     if _ARCHIVE_FILE_RE.search(name) or any(folder in ARCHIVE_DIRS for folder in folders):
         return PathClass.ARCHIVE
-    if _TEST_FILE_RE.search(name) or any(folder in TEST_DIRS for folder in folders):
+    if _TEST_FILE_RE.search(name) or any(folder in TEST_DIRS or _TEST_DIR_RE.match(folder) for folder in folders):
         return PathClass.TEST
     return PathClass.SOURCE

@@ -120,6 +120,15 @@ def test_check_single_paths(tmp_path: Path) -> None:
         ("pkg/app_test.go", PathClass.TEST),
         ("web/button.spec.ts", PathClass.TEST),
         ("src/main/java/FooTest.java", PathClass.TEST),
+        ("typing_tests/mypy.py", PathClass.TEST),  # attrs: tests named for what they test
+        ("Lib/idlelib/idle_test/test_run.py", PathClass.TEST),
+        ("integration-tests/api.js", PathClass.TEST),
+        ("tests_utils/fixtures.py", PathClass.TEST),
+        ("test-data/input.json", PathClass.TEST),
+        ("src/contest/rules.py", PathClass.SOURCE),  # "test" inside a word is no test folder
+        ("src/latest/api.py", PathClass.SOURCE),
+        ("src/attestation/verify.go", PathClass.SOURCE),
+        ("src/testament/book.py", PathClass.SOURCE),
         ("vendor/lib/x.go", PathClass.VENDOR),
         ("third_party/zlib/inflate.c", PathClass.VENDOR),
         ("node_modules/react/index.js", PathClass.VENDOR),
