@@ -22,6 +22,7 @@ from maguyva_lsp.query.routing import fallback_plan, plan_search
 from maguyva_lsp.rank.fusion import FusedResult, fuse, rank_single
 from maguyva_lsp.rank.response import SearchResponse, SearchResult
 from maguyva_lsp.retrieve.base import Retriever, RetrieverError
+from maguyva_lsp.scan.classify import is_example
 
 log = logging.getLogger(__name__)
 
@@ -203,9 +204,10 @@ class SearchPipeline:
         )
 
     def _source_first(self, hits: list[Hit]) -> list[Hit]:
-        """The list's hits in code, then those in documents (prose, configuration, data: parse/languages.py), then
-        those in tests, each part in the retriever's order (the sort is stable)."""
-        return sorted(hits, key=lambda h: (self._context.path_class(h.path) is PathClass.TEST, is_document(h.path)))
+        """The list's hits in code, then those in documents (prose, configuration, data: parse/languages.py) and in
+        example programs (scan/classify.py `is_example`), then those in tests, each part in the retriever's order (the
+        sort is stable)."""
+        return sorted(hits, key=lambda h: (self._context.path_class(h.path) is PathClass.TEST, _aside(h.path)))
 
     def _key_of(self, hit: Hit) -> str:
         return self._context.chunk_key(hit.path, hit.span.start_line)
@@ -277,6 +279,11 @@ class SearchPipeline:
             else:
                 outcome.keep(modality, future.result())
         return outcome
+
+
+def _aside(path: str) -> bool:
+    """A file a question reads after the code: a document or an example program."""
+    return is_document(path) or is_example(path)
 
 
 def question_depth(lists: Iterable[Sequence[Hit]], limit: int) -> int:

@@ -4,6 +4,7 @@ folders and name; `generated.py` judges the content)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from maguyva_lsp.model import PathClass
@@ -23,6 +24,10 @@ ARCHIVE_DIRS: frozenset[str] = frozenset({"archive", "archives", "archived", "at
 TEST_DIRS: frozenset[str] = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "testdata", "e2e"})
 # Test folders named for what they test: `typing_tests`, `integration-tests`, `idle_test`, `tests_utils`, `test-data`.
 _TEST_DIR_RE = re.compile(r"^(?:.+[_-]tests?|tests?[_-].+)$")
+
+# Folders of example programs, demos and samples: how to use the code, not the code itself. A question about the code
+# reads them with its documents, after the code (search.py).
+EXAMPLE_DIRS: frozenset[str] = frozenset({"examples", "example", "samples", "sample", "demo", "demos", "_examples"})
 
 # File names that say "generated", "minified" or "archive" whatever folder they are in.
 _BUILD_FILE_RE = re.compile(
@@ -58,3 +63,9 @@ def classify_path(rel_path: str) -> PathClass:
     if _TEST_FILE_RE.search(name) or any(folder in TEST_DIRS or _TEST_DIR_RE.match(folder) for folder in folders):
         return PathClass.TEST
     return PathClass.SOURCE
+
+
+@lru_cache(maxsize=1 << 16)
+def is_example(rel_path: str) -> bool:
+    """Whether a root-relative POSIX path lies in a folder of examples, demos or samples (EXAMPLE_DIRS)."""
+    return any(folder in EXAMPLE_DIRS for folder in PurePosixPath(rel_path).parts[:-1])

@@ -383,12 +383,14 @@ def test_questions_put_document_hits_after_code_and_before_tests(
         return Hit(path, Span(0, 0, 0, 1), 1.0, "f")
 
     context.classes["tests/test_cache.py"] = PathClass.TEST
-    order = ["CHANGES.rst", "tests/test_cache.py", "docs/cache.md", "src/cache.py", "setup.cfg", "LICENSE", "web/x.ts"]
+    order = ["CHANGES.rst", "tests/test_cache.py", "examples/cache_demo.py", "docs/cache.md", "src/cache.py"]
+    order += ["setup.cfg", "LICENSE", "web/x.ts"]
     rs = make(semantic=RecordingRetriever("semantic", [h(p) for p in order]))
-    response = pipeline_of(rs).search("how does the cache expire entries")
+    response = pipeline_of(rs).search("how does the cache expire entries", limit=20)
     ranks = {r.path: r.modalities["semantic"].rank for r in response.results if "semantic" in r.modalities}
     assert sorted(ranks, key=ranks.__getitem__) == [
-        "src/cache.py", "web/x.ts", "CHANGES.rst", "docs/cache.md", "setup.cfg", "LICENSE", "tests/test_cache.py"
+        "src/cache.py", "web/x.ts", "CHANGES.rst", "examples/cache_demo.py", "docs/cache.md", "setup.cfg", "LICENSE",
+        "tests/test_cache.py"
     ]  # fmt: skip
 
 

@@ -178,3 +178,13 @@ def test_this_file_system_is_probed_not_assumed(tmp_path: Path) -> None:
     (tmp_path / "Probe").mkdir()
     # Linux file systems here are case-sensitive; the probe must say so from the disk, not from the platform.
     assert folder_ignores_case(tmp_path / "Probe") is os.path.exists(tmp_path / "PROBE")
+
+
+def test_example_folders() -> None:
+    from maguyva_lsp.scan.classify import is_example
+
+    examples = ["examples/tutorial/flaskr/db.py", "examples/mvc/index.js", "docs/_examples/app.go", "demo/main.rs"]
+    code = ["src/example.py", "lib/examples.js", "src/exampleapp/x.py", "tests/test_app.py", "app.py"]
+    assert [p for p in examples if not is_example(p)] == []
+    assert [p for p in code if is_example(p)] == []
+    assert classify_path("examples/mvc/index.js") is PathClass.SOURCE  # only a question's order reads it
