@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
 
+import pytest
+from watchdog.events import FileSystemEvent
+
+from maguyva_lsp.watch import watcher as watcher_module
 from maguyva_lsp.watch.watcher import FolderWatcher
 
 
@@ -53,5 +58,32 @@ def test_move_reports_both_ends(tmp_path: Path) -> None:
         (tmp_path / "old.py").rename(tmp_path / "new.py")
         names = lambda: {Path(p).name for b in batches.batches for p in b}  # noqa: E731
         assert batches.wait_for(lambda: {"old.py", "new.py"} <= names())
+    finally:
+        watcher.stop()
+
+
+def test_reads_are_not_delivered_by_the_platform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `grep -r` over the folder (every file opened and closed) reaches the watcher's thread as no event at all where
+    the platform filters (inotify): none to make into objects while a search is answered. A write still arrives."""
+    for i in range(100):
+        (tmp_path / f"f{i}.py").write_text(f"x = {i}\n")
+    seen: list[str] = []
+    original = watcher_module._Collector.on_any_event
+
+    def counting(self: watcher_module._Collector, event: FileSystemEvent) -> None:
+        seen.append(event.event_type)
+        original(self, event)
+
+    monkeypatch.setattr(watcher_module._Collector, "on_any_event", counting)
+    batches = Batches()
+    watcher = FolderWatcher(tmp_path, batches)
+    assert watcher.start()
+    try:
+        for i in range(100):
+            (tmp_path / f"f{i}.py").read_bytes()
+        (tmp_path / "f0.py").write_text("x = 'changed'\n")
+        assert batches.wait_for(lambda: any(Path(p).name == "f0.py" for b in batches.batches for p in b))
+        if sys.platform.startswith("linux"):
+            assert not {"opened", "closed_no_write"} & set(seen), seen
     finally:
         watcher.stop()
