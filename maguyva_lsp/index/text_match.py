@@ -176,6 +176,7 @@ class LiteralMatcher:
     _exact_lowered: re.Pattern[bytes] = field(init=False)
     _ascii_folded: re.Pattern[bytes] | None = field(init=False)
     _folded: re.Pattern[str] = field(init=False)
+    _onto: tuple[tuple[bytes, bytes], ...] = field(init=False)  # the folding characters of the needle's letters
 
     def __post_init__(self) -> None:
         self._edges = _WordEdges(self.needle)
@@ -186,6 +187,7 @@ class LiteralMatcher:
         ascii_needle = self.needle.isascii()
         self._ascii_folded = re.compile(re.escape(data), re.IGNORECASE) if ascii_needle else None
         self._folded = re.compile(re.escape(self.needle), re.IGNORECASE)
+        self._onto = tuple((encoded, letter) for encoded, letter in _ONTO_ASCII if letter in self._lowered)
 
     @property
     def description(self) -> str:
@@ -198,7 +200,7 @@ class LiteralMatcher:
     def matches(self, view: FileView, deadline: Deadline) -> Iterator[Span]:
         if self.case_sensitive:
             return _in_bytes(self._exact, view)
-        if self._ascii_folded is not None and not view.folding:  # in a lower-cased copy: 5x the regex engine's folding
+        if self._ascii_folded is not None and not self._folds(view):  # in a lower-cased copy: 5x the regex's folding
             return ((m.start(), m.end()) for m in self._exact_lowered.finditer(view.lowered()))
         return _in_text(self._folded, view)
 
@@ -209,9 +211,11 @@ class LiteralMatcher:
             return count_matches(self._exact.finditer(view.blob, view.start, view.end), cap)  # type: ignore[call-overload]
         if self._ascii_folded is None:
             return count_matches(self.matches(view, deadline), cap)
-        if view.folding:  # its few characters that fold onto ASCII letters put in their place: then as below
+        if self._folds(view):  # its few characters that fold onto ASCII letters put in their place: then as below
             folded = view.bytes_at(0, view.size)
-            for encoded, letter in _ONTO_ASCII:  # (UTF-8 cannot hold one character's bytes inside another's)
+            # Only those of the needle's letters: another one cannot be part of a match of an ASCII needle. (UTF-8
+            # cannot hold one character's bytes inside another's.)
+            for encoded, letter in self._onto:
                 folded = folded.replace(encoded, letter)
             return _count_found(folded.lower(), self._lowered, cap)
         # ASCII case folding of the bytes. The regex engine folds case at ~0.2 GB/s, lower-casing a copy and
@@ -228,6 +232,11 @@ class LiteralMatcher:
 
     def better(self, view: FileView, span: Span) -> bool:
         return self._edges.whole_in(view, *span)
+
+    def _folds(self, view: FileView) -> bool:
+        """Whether the file holds a character that folds onto one of the needle's letters (bytes lower-casing is not
+        enough then)."""
+        return view.folding and bool(self._onto)
 
     def rank_floor(self, view: FileView) -> int:
         return 0
@@ -334,12 +343,29 @@ class IdentifierMatcher:
 @dataclass(slots=True)
 class RegexMatcher:
     """A regex matched against each line on its own, as grep does: a match never spans a newline, `^`/`$` are the
-    line's ends. Fast path: one pass over the whole text, valid while no match crosses a line and the pattern cannot
-    look past one (`RegexPlan.line_safe`); from the first match that crosses a line on, that file is matched line by
-    line (the matches before it are the same either way: a pattern that cannot look past a line fails on a line no
-    less often than on the whole text)."""
+    line's ends.
+
+    With `required`, a trigram every match holds (the rarest of the pattern's, `TrigramIndex.rarest`), only the lines
+    holding it are matched: they are found in the file's lower-cased bytes (as trigrams are) by a literal search,
+    and only they are decoded, so a file is read at the speed of a literal search, not of the regex engine on its
+    whole text. Not where case folding goes beyond ASCII (a file with characters that fold onto ASCII letters: a
+    match may not hold the trigram's bytes there).
+
+    Otherwise one pass over the whole text, valid while no match crosses a line and the pattern cannot look past one
+    (`RegexPlan.line_safe`); from the first match that crosses a line on, that file is matched line by line (the
+    matches before it are the same either way: a pattern that cannot look past a line fails on a line no less often
+    than on the whole text)."""
 
     plan: RegexPlan
+    required: int | None = None  # a trigram code every match holds
+    _required: re.Pattern[bytes] | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        code = self.required
+        if code is None:
+            self._required = None
+        else:
+            self._required = re.compile(re.escape(bytes((code >> 16, (code >> 8) & 255, code & 255))))
 
     @property
     def description(self) -> str:
@@ -350,6 +376,36 @@ class RegexMatcher:
         return False
 
     def matches(self, view: FileView, deadline: Deadline) -> Iterator[Span]:
+        if self._required is not None and not (self.plan.ignore_case and view.folding):
+            return self._on_lines_holding(self._required, view, deadline)
+        return self._in_text(view, deadline)
+
+    def _on_lines_holding(self, required: re.Pattern[bytes], view: FileView, deadline: Deadline) -> Iterator[Span]:
+        """Matches of the lines that hold the required trigram, in text order."""
+        search = self.plan.pattern.finditer
+        haystack = view.lowered()  # trigrams are of lower-cased bytes, case-sensitive or not (index/trigram.py)
+        pos, number = 0, 0
+        while True:
+            found = required.search(haystack, pos)
+            if found is None:
+                return
+            number += 1
+            if number % DEADLINE_CHECK_LINES == 0 and deadline.passed():
+                return
+            _, begin, end = view.line_of(found.start())
+            data = view.bytes_at(begin, end)
+            if data.isascii():
+                for m in search(data.decode("ascii")):
+                    yield begin + m.start(), begin + m.end()
+            else:
+                text = decode(data)
+                to_bytes = ByteOffsets(text)
+                for m in search(text):
+                    first = to_bytes(m.start())
+                    yield begin + first, begin + to_bytes(m.end())
+            pos = end + 1  # the next line
+
+    def _in_text(self, view: FileView, deadline: Deadline) -> Iterator[Span]:
         text = view.text
         to_bytes = ByteOffsets(text)
         resume = 0  # character offset from which lines are matched one by one

@@ -166,8 +166,16 @@ class _Top:
         return self.keys.pop() if len(self.keys) > self.limit else None
 
 
+def _spans(view: FileView, matcher: Matcher, deadline: Deadline) -> list[Span]:
+    """Every match of a file that entered the top, found once: whether it holds a better one, then its hits in order,
+    read the same list (a rare literal's files are large test modules as often as not: each pass reads them through)."""
+    if view.spans is None:
+        view.spans = list(matcher.matches(view, deadline))
+    return view.spans
+
+
 def _better_found(view: FileView, matcher: Matcher, deadline: Deadline) -> bool:
-    return matcher.has_better and any(matcher.better(view, s) for s in matcher.matches(view, deadline))
+    return matcher.has_better and any(matcher.better(view, s) for s in _spans(view, matcher, deadline))
 
 
 def _cap(view: FileView, matcher: Matcher, worst: _Key | None) -> int | None:
@@ -270,8 +278,9 @@ def _ordered(view: FileView, matcher: Matcher, deadline: Deadline) -> Iterator[S
     """A file's matches, better ones first, each part in text order (lazily: a file shown once is read once)."""
     if not matcher.has_better:
         return matcher.matches(view, deadline)
-    better = (s for s in matcher.matches(view, deadline) if matcher.better(view, s))
-    others = (s for s in matcher.matches(view, deadline) if not matcher.better(view, s))
+    spans = _spans(view, matcher, deadline)
+    better = (s for s in spans if matcher.better(view, s))
+    others = (s for s in spans if not matcher.better(view, s))
     return itertools.chain(better, others)
 
 

@@ -38,7 +38,7 @@ class FileView:
 
     __slots__ = (
         "_lowered", "_path", "_starts", "_text", "blob", "class_rank", "core", "doc_id", "end", "folding", "local",
-        "path_rank", "start",
+        "path_rank", "spans", "start",
     )  # fmt: skip
 
     def __init__(
@@ -58,6 +58,8 @@ class FileView:
         self._text: str | None = None
         self._starts: npt.NDArray[np.uint32] | None = None
         self._lowered: bytes | None = None
+        # Every match of the search, in text order, once a ranking step needed them all (text_results.py).
+        self.spans: list[tuple[int, int]] | None = None
 
     @property
     def size(self) -> int:
@@ -90,6 +92,7 @@ class FileView:
         """Forget the decoded text and the lower-cased copy (a file the search is done with)."""
         self._text = None
         self._lowered = None
+        self.spans = None
 
     def bytes_at(self, start: int, end: int) -> bytes:
         """Bytes [start, end) of the file (offsets relative to the file)."""

@@ -355,9 +355,10 @@ class TextRetriever:
             return _NO_MATCHES
         plan = plan_regex(pattern, case_sensitive=case_sensitive)
         reason = ": the pattern has no literal of 3 characters that every match must contain"
+        required = self._state.trigrams.rarest(plan.query.trigrams) if plan.query.op == "and" else None
         return self._run(
             plan.query,
-            RegexMatcher(plan),
+            RegexMatcher(plan, required),
             ignore_case=plan.ignore_case,
             limit=limit,
             scan_cap=REGEX_SCAN_MAX_CHARS,

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from text_corpus import ALL, analyze_path, build, grep_lines, hit_lines, write_tree
+from text_corpus import ALL, analyze_path, build, grep_lines, hit_lines, python_lines, write_tree
 
 from maguyva_lsp.index import text_match
 from maguyva_lsp.index.text_results import TextMatches
@@ -102,7 +102,10 @@ def test_bounded_identifier_equals_the_top_of_full_verification(
         _check(full, random_retriever.find_identifier(name, limit=limit, scope=scope), limit, (name, scope, limit))
 
 
-@pytest.mark.parametrize("pattern", [r"tok\w*", r"^def \w+", r"token\s+x", r"(?:self|ſelf)\.", r"\w+ = 1$", r"é+"])
+@pytest.mark.parametrize(
+    "pattern",
+    [r"tok\w*", r"^def \w+", r"token\s+x", r"(?:self|ſelf)\.", r"\w+ = 1$", r"é+", r"self\.\w*", r"(?=x)x = 1"],
+)
 @pytest.mark.parametrize("case_sensitive", [True, False])
 def test_bounded_regex_equals_the_top_of_full_verification(
     random_retriever: TextRetriever, pattern: str, case_sensitive: bool
@@ -251,3 +254,17 @@ def test_a_rare_literal_in_a_broad_folder_is_every_grep_line(broad_folder: tuple
     result = retriever.find_literal("RARE_MARKER", case_sensitive=True, limit=20)
     assert hit_lines(result) == grep_lines(root, ["-F"], "RARE_MARKER") == {("src/rare.py", 0), ("src/rare.py", 2)}
     assert (result.total_matches, result.files_matched, result.truncated, result.complete) == (3, 1, False, True)
+
+
+@pytest.mark.parametrize("pattern", [r"self\.\w*", r"tok\w* = 1", r"(?=x)x = 1", r"def tok"])
+@pytest.mark.parametrize("case_sensitive", [True, False])
+def test_regex_on_the_lines_holding_its_rarest_trigram_equals_python_line_by_line(
+    tmp_path: Path, pattern: str, case_sensitive: bool
+) -> None:
+    """Only the lines holding the pattern's rarest trigram are matched: the same lines as Python's re on every line,
+    in files with characters that fold onto ASCII letters too (`ſelf.` is a case-insensitive match of `self.` that
+    does not hold the bytes `sel`)."""
+    write_tree(tmp_path, _corpus(random.Random(11)) | {"src/long_s.py": "ſelf.x = 1\nSELF.y\n"})
+    result = build(tmp_path).find_regex(pattern, case_sensitive=case_sensitive, limit=ALL)
+    expected = python_lines(tmp_path, pattern, 0 if case_sensitive else re.IGNORECASE)
+    assert result.complete and hit_lines(result) == expected
