@@ -7,13 +7,15 @@ for the matchers that need characters (regular expressions, case folding beyond 
 from __future__ import annotations
 
 import itertools
+import re
+import string
 
 import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.index.analysis_columns import PATH_CLASSES, CoreColumns
 from maguyva_lsp.index.text_part import TEXT_PART
-from maguyva_lsp.index.trigram import TrigramIndex
+from maguyva_lsp.index.trigram import ASCII_FOLDING_CHARS, TrigramIndex
 from maguyva_lsp.model import PathClass
 from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS
 
@@ -27,6 +29,15 @@ PATH_CLASS_RANK: dict[PathClass, int] = {
 }
 _RANK_OF_CLASS_INDEX = np.array([PATH_CLASS_RANK.get(pc, 2) for pc in PATH_CLASSES], dtype=np.int64)
 _CONTINUATION_LOW, _CONTINUATION_HIGH = 0x80, 0xC0
+# The UTF-8 of each character that case-insensitive matching equates with an ASCII letter, and that letter
+# (İ ı → i, ſ → s, K → k).
+ONTO_ASCII: tuple[tuple[bytes, bytes], ...] = tuple(
+    (
+        char.encode(ENCODING, ENCODING_ERRORS),
+        next(a for a in string.ascii_lowercase if re.fullmatch(a, char, re.IGNORECASE)).encode(),
+    )
+    for char in sorted(ASCII_FOLDING_CHARS)
+)
 
 
 def decode(data: bytes) -> str:
@@ -38,12 +49,12 @@ class FileView:
 
     __slots__ = (
         "_lowered", "_path", "_starts", "_text", "blob", "class_rank", "core", "doc_id", "end", "folding", "local",
-        "path_rank", "spans", "start",
+        "path_rank", "shared", "spans", "start",
     )  # fmt: skip
 
     def __init__(
         self, doc_id: int, core: CoreColumns, local: int, blob: npt.NDArray[np.uint8], *, start: int, end: int,
-        class_rank: int, path_rank: int, folding: bool,
+        class_rank: int, path_rank: int, folding: bool, shared: dict[int, bytes] | None = None,
     ) -> None:  # fmt: skip
         self.doc_id = doc_id
         self.core = core
@@ -54,6 +65,7 @@ class FileView:
         self.class_rank = class_rank
         self.path_rank = path_rank  # the file's place in path order among the snapshot's files
         self.folding = folding  # holds a character that case-insensitive matching equates with an ASCII letter
+        self.shared = shared  # the snapshot's folded copies of such files (PathRanks.folded)
         self._path: str | None = None
         self._text: str | None = None
         self._starts: npt.NDArray[np.uint32] | None = None
@@ -87,6 +99,21 @@ class FileView:
         if self._lowered is None:
             self._lowered = self.bytes_at(0, self.size).lower()
         return self._lowered
+
+    def folded(self) -> bytes:
+        """The file's bytes with its characters that fold onto ASCII letters put in their place and ASCII lower-cased:
+        a case-insensitive ASCII needle occurs in it as often as Python's re.IGNORECASE finds it in the text (offsets
+        differ). Made once per snapshot: such files are candidates of every case-insensitive search."""
+        shared = self.shared
+        done = None if shared is None else shared.get(self.doc_id)
+        if done is None:
+            done = self.bytes_at(0, self.size)
+            for encoded, letter in ONTO_ASCII:  # (UTF-8 cannot hold one character's bytes inside another's)
+                done = done.replace(encoded, letter)
+            done = done.lower()
+            if shared is not None:
+                shared[self.doc_id] = done
+        return done
 
     def release(self) -> None:
         """Forget the decoded text and the lower-cased copy (a file the search is done with)."""
@@ -159,13 +186,15 @@ class ByteOffsets:
 
 class PathRanks:
     """Each file's place in path order over every segment of one snapshot (global id → rank), computed on first use:
-    ranking compares these integers instead of decoding paths, and a bounded search reads files in this order."""
+    ranking compares these integers instead of decoding paths, and a bounded search reads files in this order. Also
+    the snapshot's folded copies of the few files that fold onto ASCII letters (`FileView.folded`)."""
 
-    __slots__ = ("_index", "_ranks")
+    __slots__ = ("_index", "_ranks", "folded")
 
     def __init__(self, index: TrigramIndex) -> None:
         self._index = index
         self._ranks: npt.NDArray[np.int64] | None = None
+        self.folded: dict[int, bytes] = {}  # FileView.folded of the snapshot's files that fold onto ASCII letters
 
     def ranks(self) -> npt.NDArray[np.int64]:
         if self._ranks is None:  # two threads may both compute it: the same array either way
@@ -228,29 +257,21 @@ def candidate_views(
     positions = np.concatenate([np.full(local.size, pos, dtype=np.int64) for pos, local in where])
     locals_ = np.concatenate([local for _, local in where])
     segments = index.segments
-    offsets = {pos: segments[pos].core.text_offsets() for pos, _ in where}
-    sizes = np.concatenate([offsets[pos][local + 1] - offsets[pos][local] for pos, local in where])
-    reading = _reading_order(classes, paths, sizes, seed)
-    views: list[FileView] = []
-    blobs = {pos: segments[pos].core.text_blob() for pos, _ in where}
-    folding = {pos: frozenset(segments[pos].part(TEXT_PART).trigrams.folding.tolist()) for pos, _ in where}
+    starts = np.concatenate([segments[pos].core.text_offsets()[local] for pos, local in where]).astype(np.int64)
+    ends = np.concatenate([segments[pos].core.text_offsets()[local + 1] for pos, local in where]).astype(np.int64)
+    folds = np.concatenate([np.isin(local, segments[pos].part(TEXT_PART).trigrams.folding) for pos, local in where])
+    reading = _reading_order(classes, paths, ends - starts, seed)
     bases = index.bases.tolist()
-    for pos, loc, rank, path_rank in zip(
-        positions[reading].tolist(), locals_[reading].tolist(), classes[reading].tolist(), paths[reading].tolist(),
-        strict=True,
-    ):  # fmt: skip
-        offs = offsets[pos]
-        views.append(
-            FileView(
-                bases[pos] + loc,
-                segments[pos].core,
-                loc,
-                blobs[pos],
-                start=int(offs[loc]),
-                end=int(offs[loc + 1]),
-                class_rank=rank,
-                path_rank=path_rank,
-                folding=loc in folding[pos],
-            )
+    cores = [segment.core for segment in segments]
+    blobs = {pos: segments[pos].core.text_blob() for pos, _ in where}
+    # One Python loop over plain lists (the arrays put in reading order first): a view costs its constructor only.
+    return [
+        FileView(
+            bases[pos] + loc, cores[pos], loc, blobs[pos], start=start, end=end, class_rank=rank,
+            path_rank=path_rank, folding=fold, shared=order.folded if fold else None,
         )
-    return views
+        for pos, loc, start, end, rank, path_rank, fold in zip(
+            positions[reading].tolist(), locals_[reading].tolist(), starts[reading].tolist(), ends[reading].tolist(),
+            classes[reading].tolist(), paths[reading].tolist(), folds[reading].tolist(), strict=True,
+        )
+    ]  # fmt: skip

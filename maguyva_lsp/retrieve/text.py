@@ -7,6 +7,8 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 
+import numpy as np
+
 from maguyva_lsp.config import DEFAULT_LIMIT
 from maguyva_lsp.index.bm25 import Bm25Index, ScoredChunk
 from maguyva_lsp.index.segment_set import Segments, SegmentSet
@@ -429,6 +431,8 @@ class TextRetriever:
     ) -> TextMatches:
         state = self._state
         ids = state.trigrams.candidates(query, ignore_case=ignore_case)
+        if ids is not None and known:  # files already known to match are not read again: no view made for them
+            ids = np.setdiff1d(ids, np.fromiter(known, dtype=np.uint32, count=len(known)), assume_unique=True)
         deadline = Deadline(VERIFY_TIME_BUDGET_S)
         views = candidate_views(state.trigrams, ids, state.paths, seed=limit)
         if ids is None:
