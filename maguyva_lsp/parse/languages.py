@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import threading
 from functools import cache, lru_cache
-from pathlib import PurePosixPath
 from typing import Any
 
 from tree_sitter import Language, Parser
@@ -273,13 +272,29 @@ def _pack_languages() -> frozenset[str]:
     return frozenset(typing.get_args(pack.SupportedLanguage))
 
 
+def path_name(path: str) -> str:
+    """The last component of a POSIX path (PurePosixPath's `name`, by string operations: this runs for every file of
+    every scan)."""
+    parts = [part for part in path.split("/") if part and part != "."]
+    return parts[-1] if parts else ""
+
+
+def name_suffix(name: str) -> str:
+    """A file name's suffix as PurePosixPath's `suffix` gives it ("" for `.bashrc` or `a.`)."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
+def path_suffix(path: str) -> str:
+    return name_suffix(path_name(path))
+
+
 def language_for_path(path: str, first_line: bytes | None = None) -> str | None:
     """The grammar for a file, from its name, its suffix, or a `#!` line; None when no grammar fits."""
-    pure = PurePosixPath(path)
-    name = pure.name
+    name = path_name(path)
     language = _NAMES.get(name)
     if language is None:
-        suffix = pure.suffix.lower()
+        suffix = name_suffix(name).lower()
         language = _SUFFIXES.get(suffix)
         if language is None and name.lower().endswith(".d.ts"):
             language = "typescript"

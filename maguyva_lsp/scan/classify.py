@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import PurePosixPath
 
 from maguyva_lsp.model import PathClass
 
@@ -47,15 +46,16 @@ _TEST_FILE_RE = re.compile(
 
 def classify_path(rel_path: str) -> PathClass:
     """The class of a root-relative POSIX path from its folders and name alone."""
-    pure = PurePosixPath(rel_path)
-    folders = pure.parts[:-1]
+    # String splitting, not PurePosixPath: this runs for every file of every scan (same parts for these paths).
+    parts = [part for part in rel_path.split("/") if part and part != "."]
+    folders = parts[:-1]
     for folder in folders:
         if folder in VENDOR_DIRS:
             return PathClass.VENDOR
     for folder in folders:
         if folder in BUILD_DIRS:
             return PathClass.BUILD
-    name = pure.name
+    name = parts[-1] if parts else ""
     if _BUILD_FILE_RE.search(name):
         return PathClass.BUILD
     if _ARCHIVE_FILE_RE.search(name) or any(folder in ARCHIVE_DIRS for folder in folders):
@@ -68,4 +68,4 @@ def classify_path(rel_path: str) -> PathClass:
 @lru_cache(maxsize=1 << 16)
 def is_example(rel_path: str) -> bool:
     """Whether a root-relative POSIX path lies in a folder of examples, demos or samples (EXAMPLE_DIRS)."""
-    return any(folder in EXAMPLE_DIRS for folder in PurePosixPath(rel_path).parts[:-1])
+    return any(folder in EXAMPLE_DIRS for folder in [p for p in rel_path.split("/") if p and p != "."][:-1])

@@ -8,6 +8,7 @@ virtual environments), which status counts but no warning repeats at every start
 from __future__ import annotations
 
 import errno
+import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -114,13 +115,16 @@ def kind_of_mode(mode: int) -> str:
     return "a regular file" if stat.S_ISREG(mode) else "an unknown kind of entry"
 
 
+_CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
+
+
 def name_problem(name: str) -> str | None:
     """Why a file name cannot be indexed, or None. Undecodable bytes arrive as surrogates (os.fsdecode)."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
         return "not valid UTF-8"
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
+    if _CONTROL_CHARACTER.search(name):
         return "holds a control character (a newline or tab)"
     return None
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from maguyva_lsp.model import SourceFile
-from maguyva_lsp.parse.languages import language_for_path
+from maguyva_lsp.parse.languages import language_for_path, path_suffix
 from maguyva_lsp.scan.casing import folder_ignores_case
 from maguyva_lsp.scan.classify import classify_path
 from maguyva_lsp.scan.ignore import IgnoreRules
@@ -147,7 +147,7 @@ class WorkspaceScanner:
             return Skip(SkipReason.SPECIAL_FILE, kind_of_mode(st.st_mode))
         if st.st_size > self.max_file_size:
             return Skip(SkipReason.TOO_LARGE, f"{st.st_size} bytes > max_file_size {self.max_file_size}")
-        if Path(rel).suffix.lower() in BINARY_SUFFIXES:
+        if path_suffix(rel).lower() in BINARY_SUFFIXES:
             return Skip(SkipReason.BINARY, "binary file type")
         return SourceFile(
             path=rel,
