@@ -272,11 +272,12 @@ class Segments:
             if segment.volatile:
                 continue
             core = segment.core
-            sizes, mtimes = core.sizes(), core.mtimes()
+            # Whole columns to Python lists at once: per-element numpy access would cost more than the loop itself.
+            paths, sizes, mtimes = core.paths.to_list(), core.sizes().tolist(), core.mtimes().tolist()
             stored = segment.alive if segment.hidden is None else segment.alive | segment.hidden
             for local in np.flatnonzero(stored).tolist():
-                path = core.paths[local]
-                out[path] = StoredFile(path, int(sizes[local]), int(mtimes[local]), core.content_hash(local))
+                path = paths[local]
+                out[path] = StoredFile(path, sizes[local], mtimes[local], core.content_hash(local))
         return out
 
     def load(self, paths: Iterable[str]) -> Iterator[FileAnalysis]:
