@@ -145,6 +145,12 @@ class Hit:
     # Extra facts a retriever can attach for `explain` (e.g. the graph path that reached an impacted symbol).
     detail: dict[str, object] = field(default_factory=dict)
 
+    @property
+    def chunk_line(self) -> int:
+        """A line of the chunk the hit lies in, by which fusion tells which chunk that is: its first line (a retriever
+        that knows its hit's chunk without computing the span may say so more cheaply)."""
+        return self.span.start_line
+
 
 @dataclass(frozen=True, slots=True)
 class MatchCounts:

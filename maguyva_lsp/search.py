@@ -210,7 +210,7 @@ class SearchPipeline:
         return sorted(hits, key=lambda h: (self._context.path_class(h.path) is PathClass.TEST, _aside(h.path)))
 
     def _key_of(self, hit: Hit) -> str:
-        return self._context.chunk_key(hit.path, hit.span.start_line)
+        return self._context.chunk_key(hit.path, hit.chunk_line)
 
     def _centrality_of(self, hit: Hit) -> float:
         return self._context.centrality(hit.path, hit.symbol)

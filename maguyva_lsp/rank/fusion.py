@@ -136,8 +136,26 @@ def fuse(
         factor = demotion(path_class)
         total = sum(r.contribution for r in by_modality.values())
         fused.append(FusedResult(key, hit, total * boost * factor, by_modality, centrality, boost, factor, path_class))
-    fused.sort(key=lambda r: (-r.score, r.hit.path, r.hit.span.start_line, r.key))
-    return best_per_file(fused)
+    return best_per_file(_ordered(fused))
+
+
+def _ordered(fused: list[FusedResult]) -> list[FusedResult]:
+    """Best first, ties by path, line and key: sorted by score and path, then each run of equal score and path by
+    line and key (the same order as one sort on all four, but a hit's line is read only where it breaks a tie: a text
+    hit's line costs a pass over its chunk)."""
+    fused.sort(key=lambda r: (-r.score, r.hit.path))
+    start = 0
+    while start < len(fused):
+        end = start + 1
+        while end < len(fused) and (fused[end].score, fused[end].hit.path) == (
+            fused[start].score,
+            fused[start].hit.path,
+        ):
+            end += 1
+        if end - start > 1:
+            fused[start:end] = sorted(fused[start:end], key=lambda r: (r.hit.span.start_line, r.key))
+        start = end
+    return fused
 
 
 def rank_single(

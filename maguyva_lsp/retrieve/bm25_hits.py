@@ -75,6 +75,12 @@ class LineOnDemandHit(Hit):
     def snippet(self, value: str) -> None:
         _SNIPPET_SLOT.__set__(self, value)
 
+    @property
+    def chunk_line(self) -> int:
+        """The chunk's first line: chunks never overlap, so it names the same chunk as the best line, which fusion
+        then needs to compute only for the hits it answers with (or ties on)."""
+        return self._scored.head.start_line if not self.resolved else self.span.start_line
+
     def __eq__(self, other: object) -> bool:
         """Equal to any hit with the same fields, of this class or a plain Hit (the line is found to compare)."""
         if not isinstance(other, Hit):

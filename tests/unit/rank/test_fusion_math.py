@@ -139,6 +139,17 @@ def test_ties_are_ordered_deterministically() -> None:
     assert [r.hit.path for r in fuse(lists, weights, 40)] == ["a.py", "b.py"]
 
 
+def test_ties_in_one_file_go_to_the_first_line_then_the_key() -> None:
+    weights = {"semantic": 0.5, "text": 0.5}
+    # a.py:9 and a.py:2 score the same (ranks 0 + 1 and 1 + 0): the earlier line is the file's result.
+    lists = {"semantic": [hit("a.py", 9), hit("a.py", 2)], "text": [hit("a.py", 2), hit("a.py", 9)]}
+    assert [(r.hit.path, r.hit.span.start_line) for r in fuse(lists, weights, 40)] == [("a.py", 2)]
+    # Same score, path and line: the key decides.
+    same = {"semantic": [hit("a.py", 5, "x"), hit("a.py", 5, "y")], "text": [hit("a.py", 5, "y"), hit("a.py", 5, "x")]}
+    fused = fuse(same, weights, 40, key_of=lambda h: f"{h.symbol}")
+    assert [r.key for r in fused] == ["x"]
+
+
 def test_default_key_is_path_and_line() -> None:
     assert default_key(hit("a.py", 7)) == "a.py:7"
 

@@ -14,6 +14,7 @@ import pytest
 from maguyva_lsp.index.bm25 import best_line
 from maguyva_lsp.index.bm25_lines import best_line_in
 from maguyva_lsp.model import Hit
+from maguyva_lsp.rank.fusion import fuse
 from maguyva_lsp.retrieve.bm25_hits import LineOnDemandHit
 from maguyva_lsp.retrieve.text import TextRetriever
 from maguyva_lsp.tokens import IDENTIFIER_RE, index_tokens
@@ -111,3 +112,13 @@ def test_bm25_hits_find_their_line_when_read(retriever: TextRetriever) -> None:
         plain = Hit(hit.path, hit.span, hit.score, hit.symbol, hit.kind, hit.snippet, dict(hit.detail))
         assert hit == plain and plain == hit and dataclasses.replace(hit) == plain
         assert dataclasses.replace(hit, snippet="x").snippet == "x"
+
+
+def test_fusion_reads_lines_only_of_the_hits_it_answers_with(retriever: TextRetriever) -> None:
+    hits = [h for h in retriever.find_text("parse config socket connect", limit=50) if isinstance(h, LineOnDemandHit)]
+    assert len(hits) > 3
+    # Keyed by their chunk (chunk_line: the chunk's first line, known without the text), one list: no ties to break.
+    fused = fuse({"text": hits}, {"text": 1.0}, 40, key_of=lambda h: f"{h.path}#{h.chunk_line}")
+    assert not any(h.resolved for h in hits)
+    assert fused[0].hit.span.start_line >= fused[0].hit.chunk_line  # read now, for the answer
+    assert [h.resolved for h in hits].count(True) == 1
