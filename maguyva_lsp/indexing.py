@@ -146,6 +146,9 @@ class IndexWriter:
         self._semantic = semantic
         self._known: set[str] = set()  # paths the fed retrievers hold (they learn of stored files at the first run)
         self._merges: list[threading.Thread] = []
+        # With a store, merges run in a worker process (merge_in_background), never inside a save: a save that merged
+        # in the writer thread rebuilt every merged part there, holding a watcher's change for seconds.
+        segments.defer_merges = self._background_merges
         self.lane_files = 0  # files the last run gave the semantic lane (its own analyses, lagging stored files)
         self.closed = False
         self.scanner = self._new_scanner()
@@ -184,9 +187,20 @@ class IndexWriter:
                 self.running = False
                 self.indexed_once = True
         self.counters.last_index_seconds = time.perf_counter() - started
+        with self.lock:
+            self._merge_if_due()
+        return self.counters
+
+    @property
+    def _background_merges(self) -> bool:
+        return self.segments.data_dir is not None  # a writable store: merge jobs read and write its data folder
+
+    def _merge_if_due(self, finishing: threading.Thread | None = None) -> None:
+        """Past MAX_SEGMENTS stored segments, merge the smallest in the background (one merge at a time; `finishing`:
+        the merge thread asking as it ends)."""
+        self._merges = [t for t in self._merges if t.is_alive() and t is not finishing]
         if not self._merges and self.segments.stored_segment_count > MAX_SEGMENTS:
             self.merge_in_background(everything=False)
-        return self.counters
 
     def _index(self, report: ProgressCallback) -> int:
         """One run; returns how many stored files it kept."""
@@ -416,7 +430,7 @@ class IndexWriter:
             if fed:
                 self.apply(ChangeBatch(updated=tuple(fed)), indexed=True)
         finally:
-            self.segments.defer_merges = False
+            self.segments.defer_merges = self._background_merges
             for target in targets:
                 self.segments.release(target)
         self.merge_in_background()
@@ -474,11 +488,19 @@ class IndexWriter:
                 self.segments.abandon_merge(plan)
             else:
                 self.segments.adopt_merge(plan, built)
+                # Saves that came meanwhile may have passed MAX_SEGMENTS again: the next merge follows this one.
+                self._merge_if_due(finishing=threading.current_thread())
 
     def wait_for_merges(self, timeout: float | None = None) -> None:
-        for thread in list(self._merges):
-            thread.join(timeout)
-        self._merges = [t for t in self._merges if t.is_alive()]
+        """Block until the background merges are done (a merge that ends may start the next one: waited for too,
+        unless a timeout is given)."""
+        while True:
+            running = list(self._merges)
+            for thread in running:
+                thread.join(timeout)
+            self._merges = [t for t in self._merges if t.is_alive()]
+            if timeout is not None or not self._merges:
+                return
 
     # -- single changes -----------------------------------------------------------------------------------------------
 
@@ -565,7 +587,11 @@ class IndexWriter:
         if from_buffer:
             self.segments.show_buffers(batch.updated)
         elif not indexed:
+            if not self.running:
+                self.segments.defer_merges = self._background_merges
             self.segments.save(batch.updated, batch.removed)
+            if self._background_merges and not self.running:
+                self._merge_if_due()
         self._feed(self._fed, batch)
         if self._deferred is not None:
             self._deferred.append(batch)

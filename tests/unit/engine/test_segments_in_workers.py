@@ -4,6 +4,7 @@ edits keeps the edits."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from maguyva_lsp import indexer, indexing
 from maguyva_lsp.config import Settings
 from maguyva_lsp.engine import Engine
+from maguyva_lsp.index import segment_set
 from tests.unit.engine.test_engine import FILES, snapshot, write_tree
 
 
@@ -76,6 +78,42 @@ def test_edits_during_a_background_merge_are_kept(tmp_path: Path) -> None:
         found = engine.search("where is brand_new_helper defined").to_json()["results"]
         assert found and found[0]["uri"].endswith("pkg/mod3.py")
         assert engine.status()["files"] == len(files) - 1
+    finally:
+        engine.close()
+    fresh = Engine(root, Settings(workers=1), persist=False)
+    try:
+        fresh.index()
+        assert snapshot(fresh) == after
+    finally:
+        fresh.close()
+
+
+def test_saves_past_max_segments_merge_in_the_background(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A save never merges in the writer thread (the watcher's change would wait for every merged part to be rebuilt):
+    past MAX_SEGMENTS a worker merges the smallest segments, and the result equals a fresh build."""
+    monkeypatch.setattr(segment_set, "MAX_SEGMENTS", 2)
+    monkeypatch.setattr(indexing, "MAX_SEGMENTS", 2)
+    root = tmp_path / "ws"
+    write_tree(root, dict(FILES))
+    engine = Engine(root, Settings(index_dir=str(tmp_path / "idx"), workers=2))
+    inline: list[str] = []
+    original = engine.segments.merge_now
+
+    def spy(*, everything: bool = False) -> None:
+        inline.append(threading.current_thread().name)
+        original(everything=everything)
+
+    monkeypatch.setattr(engine.segments, "merge_now", spy)
+    try:
+        engine.index()
+        for i in range(6):
+            (root / "pkg" / f"saved{i}.py").parent.mkdir(exist_ok=True)
+            (root / "pkg" / f"saved{i}.py").write_text(f"def saved_helper_{i}():\n    return {i}\n")
+            engine.update([f"pkg/saved{i}.py"])
+        engine.wait_for_merges()
+        assert inline == [], "no save merged in the writer thread"
+        assert engine.segments.stored_segment_count <= 2 + 1  # merged in the background (one save may follow)
+        after = snapshot(engine)
     finally:
         engine.close()
     fresh = Engine(root, Settings(workers=1), persist=False)
