@@ -330,11 +330,11 @@ class RegexMatcher:
     """A regex matched against each line on its own, as grep does: a match never spans a newline, `^`/`$` are the
     line's ends.
 
-    With `required`, a trigram every match holds (the rarest of the pattern's, `TrigramIndex.rarest`), only the lines
-    holding it are matched: they are found in the file's lower-cased bytes (as trigrams are) by a literal search,
-    and only they are decoded, so a file is read at the speed of a literal search, not of the regex engine on its
-    whole text. Not where case folding goes beyond ASCII (a file with characters that fold onto ASCII letters: a
-    match may not hold the trigram's bytes there).
+    With `required`, trigrams every match holds (the pattern's required ones, rarest first: `TrigramIndex.by_rarity`),
+    only the lines holding them all are matched: the rarest is found in the file's lower-cased bytes (as trigrams are)
+    by a literal search, the others checked on its line, and only the lines left are decoded, so a file is read at
+    the speed of a literal search, not of the regex engine on its whole text. Not where case folding goes beyond ASCII
+    (a file with characters that fold onto ASCII letters: a match may not hold the trigrams' bytes there).
 
     Otherwise one pass over the whole text, valid while no match crosses a line and the pattern cannot look past one
     (`RegexPlan.line_safe`); from the first match that crosses a line on, that file is matched line by line (the
@@ -342,15 +342,11 @@ class RegexMatcher:
     than on the whole text)."""
 
     plan: RegexPlan
-    required: int | None = None  # a trigram code every match holds
-    _required: re.Pattern[bytes] | None = field(init=False)
+    required: tuple[int, ...] = ()  # trigram codes every match holds, rarest first
+    _required: tuple[bytes, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        code = self.required
-        if code is None:
-            self._required = None
-        else:
-            self._required = re.compile(re.escape(bytes((code >> 16, (code >> 8) & 255, code & 255))))
+        self._required = tuple(bytes((code >> 16, (code >> 8) & 255, code & 255)) for code in self.required)
 
     @property
     def description(self) -> str:
@@ -361,23 +357,31 @@ class RegexMatcher:
         return False
 
     def matches(self, view: FileView, deadline: Deadline) -> Iterator[Span]:
-        if self._required is not None and not (self.plan.ignore_case and view.folding):
-            return self._on_lines_holding(self._required, view, deadline)
+        if self._required and not (self.plan.ignore_case and view.folding):
+            return self._on_lines_holding(view, deadline)
         return self._in_text(view, deadline)
 
-    def _on_lines_holding(self, required: re.Pattern[bytes], view: FileView, deadline: Deadline) -> Iterator[Span]:
-        """Matches of the lines that hold the required trigram, in text order."""
+    def _on_lines_holding(self, view: FileView, deadline: Deadline) -> Iterator[Span]:
+        """Matches of the lines that hold every required trigram, in text order."""
         search = self.plan.pattern.finditer
+        rarest, *others = self._required
         haystack = view.lowered()  # trigrams are of lower-cased bytes, case-sensitive or not (index/trigram.py)
         pos, number = 0, 0
         while True:
-            found = required.search(haystack, pos)
-            if found is None:
+            found = haystack.find(rarest, pos)
+            if found < 0:
                 return
             number += 1
             if number % DEADLINE_CHECK_LINES == 0 and deadline.passed():
                 return
-            _, begin, end = view.line_of(found.start())
+            begin = haystack.rfind(b"\n", 0, found) + 1
+            end = haystack.find(b"\n", found)
+            end = len(haystack) if end < 0 else end
+            pos = end + 1  # the next line
+            if others:
+                line = haystack[begin:end]
+                if not all(gram in line for gram in others):
+                    continue
             data = view.bytes_at(begin, end)
             if data.isascii():
                 for m in search(data.decode("ascii")):
@@ -388,7 +392,6 @@ class RegexMatcher:
                 for m in search(text):
                     first = to_bytes(m.start())
                     yield begin + first, begin + to_bytes(m.end())
-            pos = end + 1  # the next line
 
     def _in_text(self, view: FileView, deadline: Deadline) -> Iterator[Span]:
         text = view.text

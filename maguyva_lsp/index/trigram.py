@@ -353,16 +353,14 @@ class TrigramIndex:
                 return TextDocument(int(self.bases[position]) + local, segment.core, local)
         return None
 
-    def rarest(self, trigrams: Iterable[int]) -> int | None:
-        """Of some trigram codes, the one the fewest files hold (over every segment, dead files included)."""
+    def by_rarity(self, trigrams: Iterable[int]) -> tuple[int, ...]:
+        """Trigram codes, those the fewest files hold first (over every segment, dead files included)."""
         keys = np.array(sorted(set(trigrams)), dtype=np.uint32)
-        if not keys.size:
-            return None
         held = np.zeros(keys.size, dtype=np.int64)
         for part in self._parts:
             starts, ends = part.postings.ranges(keys)
             held += np.asarray(ends, dtype=np.int64) - np.asarray(starts, dtype=np.int64)
-        return int(keys[int(np.argmin(held))])
+        return tuple(keys[np.argsort(held, kind="stable")].tolist())
 
     def candidates(self, query: TrigramQuery, *, ignore_case: bool) -> U32 | None:
         """Live documents that may hold a match (sorted global ids), or None when the query does not narrow at

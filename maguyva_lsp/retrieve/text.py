@@ -357,7 +357,7 @@ class TextRetriever:
             return _NO_MATCHES
         plan = plan_regex(pattern, case_sensitive=case_sensitive)
         reason = ": the pattern has no literal of 3 characters that every match must contain"
-        required = self._state.trigrams.rarest(plan.query.trigrams) if plan.query.op == "and" else None
+        required = self._state.trigrams.by_rarity(plan.query.trigrams) if plan.query.op == "and" else ()
         return self._run(
             plan.query,
             RegexMatcher(plan, required),
