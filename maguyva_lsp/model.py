@@ -83,6 +83,11 @@ class Reference:
     alias: str | None = None  # for imports: the local name bound (`pj` in `import join as pj`)
 
 
+def chunk_id(path: str, start_line: int, end_line: int) -> str:
+    """A chunk's id: how every retriever names the same chunk, so that fusion can merge their hits on it."""
+    return f"{path}#{start_line}-{end_line}"
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """A unit of retrieval: one definition, or a window of lines that holds no definition."""
@@ -100,7 +105,7 @@ class Chunk:
 
     @property
     def chunk_id(self) -> str:
-        return f"{self.path}#{self.start_line}-{self.end_line}"
+        return chunk_id(self.path, self.start_line, self.end_line)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.bm25_lines import best_line_in
 from maguyva_lsp.index.text_postings import F32, U32, Bools, PostingLists
-from maguyva_lsp.model import Chunk, FileAnalysis
+from maguyva_lsp.model import Chunk, FileAnalysis, chunk_id
 from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES
 from maguyva_lsp.store.container import Array, StringColumn, string_arrays
 from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, index_tokens, subword_tokens
@@ -154,7 +154,7 @@ class ChunkHead(NamedTuple):
 
     @property
     def chunk_id(self) -> str:
-        return f"{self.path}#{self.start_line}-{self.end_line}"
+        return chunk_id(self.path, self.start_line, self.end_line)
 
 
 class ScoredChunk:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from maguyva_lsp.index.segment_set import Segment, Segments
-from maguyva_lsp.model import FileAnalysis, PathClass
+from maguyva_lsp.model import FileAnalysis, PathClass, chunk_id
 
 
 def _live_chunks(segment: Segment) -> int:
@@ -74,8 +74,7 @@ class FileTable:
             return f"{path}#{line}"
         starts = np.asarray(segment.core.arrays["chunk.start"][first:last])
         row = first + max(int(np.searchsorted(starts, line, side="right")) - 1, 0)
-        end = int(segment.core.arrays["chunk.end"][row])
-        return f"{path}#{int(segment.core.arrays['chunk.start'][row])}-{end}"
+        return chunk_id(path, int(segment.core.arrays["chunk.start"][row]), int(segment.core.arrays["chunk.end"][row]))
 
     def line_text(self, path: str, line: int) -> str:
         """One line of a file as the index holds it (an open buffer's text when there is one); "" when unknown."""

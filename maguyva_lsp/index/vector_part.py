@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.model import chunk_id
 from maguyva_lsp.store.container import (
     ENCODING,
     ENCODING_ERRORS,
@@ -59,7 +60,7 @@ class RowRef(NamedTuple):
 
     @property
     def chunk_id(self) -> str:
-        return f"{self.path}#{self.start_line}-{self.end_line}"
+        return chunk_id(self.path, self.start_line, self.end_line)
 
 
 @dataclass(frozen=True, slots=True)
