@@ -258,36 +258,34 @@ class GraphSnapshot:
     def named_in(self, name: str, family: str | None, *, members: bool, hidden: IntArray) -> list[str]:
         """Ids of the live members of classes (or top-level definitions) with this name in files of this family
         (module system, else language), leaving out the files whose path ids are in `hidden`."""
-        sid = self._sid(name)
-        if sid == NO_STRING:
-            return []
         family_sid = NO_STRING if family is None else self.strings.find(family)
         if family is not None and family_sid == NO_STRING:
             return []
-        sort = NODE_MEMBER if members else NODE_TOPLEVEL
         out: list[str] = []
-        for segment, live in zip(self.segments, self.live, strict=True):
-            rows = segment.lookup("name", sid)
-            if not len(rows):
-                continue
-            a = segment.arrays
-            files = a["nodes.file"][rows]
-            systems = a["files.system"][files]
-            families = np.where(systems != NO_STRING, systems, a["files.language"][files])
-            keep = live[files] & ((a["nodes.flags"][rows] & sort) != 0) & (families == family_sid)
-            if len(hidden):
-                keep &= ~np.isin(a["files.path"][files], hidden)
-            out.extend(self.strings.text(n) for n in a["nodes.id"][rows[keep]].tolist())
+        for segment, rows, families in self._named_rows(name, members=members, hidden=hidden):
+            ids = segment.arrays["nodes.id"][rows[families == family_sid]]
+            out.extend(self.strings.text(n) for n in ids.tolist())
         return out
 
     def family_counts(self, name: str, *, members: bool, hidden: IntArray) -> dict[str | None, int]:
         """How many live members of classes (or top-level definitions) have this name, per language family of their
         files, leaving out the files whose path ids are in `hidden` (counted from the columns, no objects)."""
+        counts: dict[str | None, int] = {}
+        for _segment, _rows, families in self._named_rows(name, members=members, hidden=hidden):
+            for family, count in zip(*np.unique(families, return_counts=True), strict=True):
+                key = self.strings.text_or_none(int(family))
+                counts[key] = counts.get(key, 0) + int(count)
+        return counts
+
+    def _named_rows(
+        self, name: str, *, members: bool, hidden: IntArray
+    ) -> Iterator[tuple[GraphSegment, IntArray, IntArray]]:
+        """Per segment, the live node rows of members of classes (or top-level definitions) with this name outside
+        the `hidden` files, and each row's language family (module system, else language) as a string id."""
         sid = self._sid(name)
         if sid == NO_STRING:
-            return {}
+            return
         sort = NODE_MEMBER if members else NODE_TOPLEVEL
-        counts: dict[str | None, int] = {}
         for segment, live in zip(self.segments, self.live, strict=True):
             rows = segment.lookup("name", sid)
             if not len(rows):
@@ -298,11 +296,7 @@ class GraphSnapshot:
             if len(hidden):
                 keep &= ~np.isin(a["files.path"][files], hidden)
             systems = a["files.system"][files[keep]]
-            families = np.where(systems != NO_STRING, systems, a["files.language"][files[keep]])
-            for family, count in zip(*np.unique(families, return_counts=True), strict=True):
-                key = self.strings.text_or_none(int(family))
-                counts[key] = counts.get(key, 0) + int(count)
-        return counts
+            yield segment, rows[keep], np.where(systems != NO_STRING, systems, a["files.language"][files[keep]])
 
     def named_ids(self, name: str) -> list[tuple[str, str]]:
         """(node id, path) of the live definitions with this name."""
