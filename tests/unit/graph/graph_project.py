@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Protocol
 
 from maguyva_lsp.graph.build import CodeGraph
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, PathClass, SourceFile
@@ -24,6 +25,20 @@ def analyze_path(root: Path, rel: str) -> FileAnalysis:
     data = (root / rel).read_bytes()
     source = SourceFile(rel, str(root / rel), language_for_path(rel), PathClass.SOURCE, len(data), 0)
     return analyze_file(source, data)
+
+
+class AppliesBatches(Protocol):
+    def apply(self, batch: ChangeBatch) -> object: ...
+
+
+def edit_file(root: Path, graph: AppliesBatches, rel: str, text: str | None) -> None:
+    """Write (or, with None, delete) one file of the project and give the graph that change."""
+    if text is None:
+        (root / rel).unlink(missing_ok=True)
+        graph.apply(ChangeBatch(removed=(rel,)))
+    else:
+        write_tree(root, {rel: text})
+        graph.apply(ChangeBatch(updated=(analyze_path(root, rel),)))
 
 
 def analyze_files(root: Path, files: dict[str, str]) -> list[FileAnalysis]:

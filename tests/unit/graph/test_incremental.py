@@ -6,7 +6,7 @@ import random
 import shutil
 from pathlib import Path
 
-from graph_project import analyze_path, build_graph, resolved, snapshot, write_tree
+from graph_project import analyze_path, build_graph, edit_file, resolved, snapshot, write_tree
 
 from maguyva_lsp.graph.build import CodeGraph
 from maguyva_lsp.model import ChangeBatch
@@ -63,15 +63,6 @@ def _fresh(root: Path) -> CodeGraph:
     return graph
 
 
-def _edit(root: Path, graph: CodeGraph, rel: str, text: str | None) -> None:
-    if text is None:
-        (root / rel).unlink(missing_ok=True)
-        graph.apply(ChangeBatch(removed=(rel,)))
-    else:
-        write_tree(root, {rel: text})
-        graph.apply(ChangeBatch(updated=(analyze_path(root, rel),)))
-
-
 def _padded(root: Path) -> CodeGraph:
     """A graph large enough that one-file batches are applied in place (not rebuilt fresh)."""
     write_tree(root, BASE)
@@ -82,10 +73,10 @@ def _padded(root: Path) -> CodeGraph:
 def test_removed_definition_unresolves_and_resolves_again(tmp_path: Path) -> None:
     graph = _padded(tmp_path)
     assert ("app.py::main", "pkg/util.py::twice") in resolved(graph)
-    _edit(tmp_path, graph, "pkg/util.py", "def helper(x):\n    return x\n")
+    edit_file(tmp_path, graph, "pkg/util.py", "def helper(x):\n    return x\n")
     assert not any(v == "pkg/util.py::twice" for _, v in resolved(graph))
     assert snapshot(graph) == snapshot(_fresh(tmp_path))
-    _edit(tmp_path, graph, "pkg/util.py", BASE["pkg/util.py"])
+    edit_file(tmp_path, graph, "pkg/util.py", BASE["pkg/util.py"])
     assert ("app.py::main", "pkg/util.py::twice") in resolved(graph)
     assert snapshot(graph) == snapshot(_fresh(tmp_path))
 
@@ -94,26 +85,26 @@ def test_a_second_definition_makes_a_name_ambiguous_and_its_removal_sure_again(t
     graph = _padded(tmp_path)
     (site,) = graph.edges()[("app.py::main", "lib_a.py::shared")]
     assert site.resolution == "global"
-    _edit(tmp_path, graph, "lib_b.py", "def shared():\n    return 2\n")
+    edit_file(tmp_path, graph, "lib_b.py", "def shared():\n    return 2\n")
     assert {s.resolution for s in graph.edges()[("app.py::main", "lib_b.py::shared")]} == {"ambiguous"}
-    _edit(tmp_path, graph, "lib_b.py", None)
+    edit_file(tmp_path, graph, "lib_b.py", None)
     assert snapshot(graph) == snapshot(_fresh(tmp_path))
 
 
 def test_inheritance_change_elsewhere_re_resolves_self_calls(tmp_path: Path) -> None:
     graph = _padded(tmp_path)
     assert ("pkg/core.py::Engine.go", "pkg/core.py::Base.run") in resolved(graph)
-    _edit(tmp_path, graph, "pkg/core.py", VARIANTS["pkg/core.py"][0])
+    edit_file(tmp_path, graph, "pkg/core.py", VARIANTS["pkg/core.py"][0])
     assert ("pkg/core.py::Engine.go", "pkg/core.py::Base.run") not in resolved(graph)
     assert snapshot(graph) == snapshot(_fresh(tmp_path))
 
 
 def test_package_init_coming_and_going(tmp_path: Path) -> None:
     graph = _padded(tmp_path)
-    _edit(tmp_path, graph, "pkg/__init__.py", None)
+    edit_file(tmp_path, graph, "pkg/__init__.py", None)
     assert ("app.py::main", "pkg/core.py::Engine") not in resolved(graph)
     assert snapshot(graph) == snapshot(_fresh(tmp_path))
-    _edit(tmp_path, graph, "pkg/__init__.py", BASE["pkg/__init__.py"])
+    edit_file(tmp_path, graph, "pkg/__init__.py", BASE["pkg/__init__.py"])
     assert ("app.py::main", "pkg/core.py::Engine") in resolved(graph)
     assert snapshot(graph) == snapshot(_fresh(tmp_path))
 
@@ -125,7 +116,7 @@ def test_random_edit_sequences_match_fresh_builds(tmp_path: Path) -> None:
         graph = _padded(root)
         for _ in range(12):
             rel = rng.choice(sorted(VARIANTS))
-            _edit(root, graph, rel, rng.choice(VARIANTS[rel]))
+            edit_file(root, graph, rel, rng.choice(VARIANTS[rel]))
             assert snapshot(graph) == snapshot(_fresh(root)), rel
         shutil.rmtree(root)
 

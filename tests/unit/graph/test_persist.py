@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from graph_project import analyze_path, snapshot, write_tree
+from graph_project import analyze_path, edit_file, snapshot, write_tree
 from test_incremental import BASE, VARIANTS
 
 from maguyva_lsp.graph import queries
@@ -32,15 +32,6 @@ def _fresh(root: Path, graph: GraphRetriever | None = None) -> GraphRetriever:
     graph = graph if graph is not None else GraphRetriever()
     graph.apply(ChangeBatch(updated=tuple(analyze_path(root, f) for f in files)))
     return graph
-
-
-def _edit(root: Path, graph: GraphRetriever, rel: str, text: str | None) -> None:
-    if text is None:
-        (root / rel).unlink(missing_ok=True)
-        graph.apply(ChangeBatch(removed=(rel,)))
-    else:
-        write_tree(root, {rel: text})
-        graph.apply(ChangeBatch(updated=(analyze_path(root, rel),)))
 
 
 class Store:
@@ -129,18 +120,18 @@ def test_deltas_replace_each_other_and_reopen_like_a_fresh_build(project: Path, 
         ("pkg/__init__.py", None),
         ("pkg/core.py", VARIANTS["pkg/core.py"][1]),
     ]:
-        _edit(project, graph, rel, text)
+        edit_file(project, graph, rel, text)
         export = graph.export()
         assert not export.base and len(export.containers) == 1
         graph.export_failed()  # this export is dropped: the next one, the commit's, is a base again
         store.commit()
         assert len(store.chain) == 1
-        _edit(project, graph, rel, text)  # the same again: a delta over the new base (removing nothing: no change)
+        edit_file(project, graph, rel, text)  # the same again: a delta over the new base (removing nothing: no change)
         store.commit()
         assert len(store.chain) == (1 if text is None else 2)
     base = store.chain[0]
     for rel, text in [("app.py", VARIANTS["app.py"][0]), ("lib_b.py", None)]:
-        _edit(project, graph, rel, text)
+        edit_file(project, graph, rel, text)
         store.commit()
         assert len(store.chain) == 2 and store.chain[0] == base  # the new delta replaced the previous one
     reopened = store.reopen()
@@ -154,7 +145,7 @@ def test_a_reopened_graph_keeps_matching_fresh_builds_as_it_is_edited(project: P
     store = Store(tmp_path / "index", graph)
     _fresh(project, graph)
     store.commit()
-    _edit(project, graph, "lib_b.py", VARIANTS["lib_b.py"][0])
+    edit_file(project, graph, "lib_b.py", VARIANTS["lib_b.py"][0])
     store.commit()
     reopened = store.reopen()  # a mapped base and a mapped delta
     for rel, text in [
@@ -164,7 +155,7 @@ def test_a_reopened_graph_keeps_matching_fresh_builds_as_it_is_edited(project: P
         ("lib_b.py", None),
         ("pkg/__init__.py", BASE["pkg/__init__.py"]),
     ]:
-        _edit(project, reopened, rel, text)
+        edit_file(project, reopened, rel, text)
         assert snapshot(reopened.graph) == snapshot(_fresh(project).graph), rel
         store.commit()
     again = store.reopen()
@@ -179,7 +170,7 @@ def test_a_base_is_written_whole_with_its_centrality(project: Path, tmp_path: Pa
     graph = GraphRetriever()
     store = Store(tmp_path / "index", graph)
     _fresh(project, graph)
-    _edit(project, graph, "lib_b.py", VARIANTS["lib_b.py"][0])
+    edit_file(project, graph, "lib_b.py", VARIANTS["lib_b.py"][0])
     before = _answers(graph)
     assert len(graph.graph.state.segments) == 2
     store.commit()
@@ -196,8 +187,8 @@ def test_a_lost_delta_leaves_the_base_which_file_versions_bring_up_to_date(proje
     store = Store(tmp_path / "index", graph)
     _fresh(project, graph)
     store.commit()
-    _edit(project, graph, "lib_b.py", VARIANTS["lib_b.py"][0])
-    _edit(project, graph, "pkg/util.py", VARIANTS["pkg/util.py"][0])
+    edit_file(project, graph, "lib_b.py", VARIANTS["lib_b.py"][0])
+    edit_file(project, graph, "pkg/util.py", VARIANTS["pkg/util.py"][0])
     stale = store.reopen()  # the edits were never committed
     on_disk = {p.relative_to(project).as_posix() for p in project.rglob("*.py")}
     versions = stale.file_versions()
@@ -238,7 +229,7 @@ def test_an_empty_graph_is_written_and_opened(tmp_path: Path) -> None:
 def test_chains_that_do_not_fit_are_dropped_with_the_reason(project: Path, tmp_path: Path) -> None:
     graph = _fresh(project).graph
     base_arrays, base_meta = export_base(graph.state, graph.scores)
-    _edit(project, GraphRetriever(graph), "lib_b.py", VARIANTS["lib_b.py"][0])
+    edit_file(project, GraphRetriever(graph), "lib_b.py", VARIANTS["lib_b.py"][0])
     delta_arrays, delta_meta = export_delta(graph.state, graph.scores, int(str(base_meta["strings"])))
     other = GraphRetriever()
     other.apply(ChangeBatch(updated=(analyze_path(project, "app.py"),)))
