@@ -11,6 +11,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,36 +47,51 @@ def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def _tree_rss(process: psutil.Process) -> int:
+def tree_rss(process: psutil.Process) -> int:
+    """Resident memory of a process and all its descendants (members that end meanwhile count nothing)."""
     total = 0
     for member in [process, *process.children(recursive=True)]:
-        try:
+        with contextlib.suppress(psutil.Error):
             total += member.memory_info().rss
-        except psutil.Error:
-            continue
     return total
+
+
+@dataclass(frozen=True, slots=True)
+class SampledRun:
+    seconds: float  # wall time
+    peak_rss: int  # of the process tree, sampled
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_sampled(
+    command: Sequence[str], cwd: Path, *, sample_seconds: float, env: Mapping[str, str] | None = None
+) -> SampledRun:
+    """Run a command to its end, sampling its process tree's resident memory every `sample_seconds`."""
+    started = time.perf_counter()
+    child = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watched = psutil.Process(child.pid)
+    peak = 0
+    while child.poll() is None:
+        with contextlib.suppress(psutil.Error):
+            peak = max(peak, tree_rss(watched))
+        time.sleep(sample_seconds)
+    stdout, stderr = child.communicate()
+    return SampledRun(time.perf_counter() - started, peak, child.returncode, stdout, stderr)
 
 
 def run_index_child(kind: str, corpus: Corpus, index_dir: Path) -> IndexRun:
     """Index the corpus in a fresh interpreter (warm when `index_dir` already holds a store)."""
     command = [sys.executable, "-m", "benchmarks.index_speed", str(corpus.root), str(index_dir), *corpus.excludes]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    started = time.perf_counter()
-    child = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    watched = psutil.Process(child.pid)
-    peak = 0
-    while child.poll() is None:
-        with contextlib.suppress(psutil.Error):
-            peak = max(peak, _tree_rss(watched))
-        time.sleep(RSS_SAMPLE_SECONDS)
-    stdout, stderr = child.communicate()
-    seconds = time.perf_counter() - started
-    if child.returncode != 0:
-        raise RuntimeError(f"{kind} index child failed ({child.returncode}): {stderr[-2000:]}")
-    figures: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
+    run = run_sampled(command, REPO, sample_seconds=RSS_SAMPLE_SECONDS, env=env)
+    if run.returncode != 0:
+        raise RuntimeError(f"{kind} index child failed ({run.returncode}): {run.stderr[-2000:]}")
+    figures: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
     figures["kind"] = kind
     figures["index_dir_mb"] = round(folder_bytes(index_dir) / MB, 1)
-    return IndexRun(kind, figures, peak, seconds)
+    return IndexRun(kind, figures, run.peak_rss, run.seconds)
 
 
 def _peak_rss_bytes() -> int:

@@ -14,7 +14,6 @@ common and a rare literal over LSP (p50, top 20); ripgrep and ctags on the same 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
@@ -33,7 +32,9 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable f
 
 import psutil
 
+from benchmarks import index_speed
 from benchmarks.corpus import STDLIB_EXCLUDES, prepare_corpus, stdlib_root
+from benchmarks.index_speed import tree_rss
 from benchmarks.lsp_client import LspError, StdioClient
 from benchmarks.quality import percentile
 
@@ -59,28 +60,12 @@ class Version:
     cwd: Path  # the checkout whose package the python imports
 
 
-def _tree_rss(process: psutil.Process) -> int:
-    total = 0
-    for member in [process, *process.children(recursive=True)]:
-        with contextlib.suppress(psutil.Error):
-            total += member.memory_info().rss
-    return total
-
-
 def run_sampled(command: Sequence[str], cwd: Path) -> tuple[float, int, str]:
     """Wall seconds, peak RSS of the process tree (sampled) and stdout of a command."""
-    started = time.perf_counter()
-    child = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    watched = psutil.Process(child.pid)
-    peak = 0
-    while child.poll() is None:
-        with contextlib.suppress(psutil.Error):
-            peak = max(peak, _tree_rss(watched))
-        time.sleep(SAMPLE_SECONDS)
-    out, err = child.communicate()
-    if child.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({child.returncode}): {err[-1500:]}")
-    return time.perf_counter() - started, peak, out
+    run = index_speed.run_sampled(command, cwd, sample_seconds=SAMPLE_SECONDS)
+    if run.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed ({run.returncode}): {run.stderr[-1500:]}")
+    return run.seconds, run.peak_rss, run.stdout
 
 
 def timed(command: Sequence[str], cwd: Path, rounds: int = 3) -> float:
@@ -166,7 +151,7 @@ def server_session(
         process = psutil.Process(client.process.pid)
         for _ in range(5):
             client.request("maguyva/search", {"query": DEFINITION_QUERY, "limit": 20})
-        out["steady_rss_mb"] = round(_tree_rss(process) / MB, 1)
+        out["steady_rss_mb"] = round(tree_rss(process) / MB, 1)
         for name, literal in zip(("common", "rare"), literals, strict=True):
             times = []
             for _ in range(LITERAL_ROUNDS):
@@ -175,7 +160,7 @@ def server_session(
                 times.append(time.perf_counter() - began)
             out[f"{name}_literal_p50_ms"] = round(statistics.median(times) * 1e3, 1)
         out.update(save_to_searchable(client, root, edits))
-        out["steady_rss_after_edits_mb"] = round(_tree_rss(process) / MB, 1)
+        out["steady_rss_after_edits_mb"] = round(tree_rss(process) / MB, 1)
     finally:
         client.close()
     return out
