@@ -34,6 +34,16 @@ def small_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("small_parallel")
+def _fresh_build(root: Path) -> list[object]:
+    """What a fresh in-memory build of the folder in one process answers (the reference for every comparison)."""
+    engine = Engine(root, Settings(workers=1), persist=False)
+    try:
+        engine.index()
+        return snapshot(engine)
+    finally:
+        engine.close()
+
+
 def test_workers_build_the_same_index_as_one_process(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     files = corpus()
@@ -47,12 +57,7 @@ def test_workers_build_the_same_index_as_one_process(tmp_path: Path) -> None:
         in_workers = snapshot(built)
     finally:
         built.close()
-    inline = Engine(root, Settings(workers=1), persist=False)
-    try:
-        inline.index()
-        assert snapshot(inline) == in_workers
-    finally:
-        inline.close()
+    assert _fresh_build(root) == in_workers
     warm = Engine(root, Settings(index_dir=str(tmp_path / "idx"), workers=2))
     try:
         counters = warm.index()
@@ -80,12 +85,7 @@ def test_edits_during_a_background_merge_are_kept(tmp_path: Path) -> None:
         assert engine.status()["files"] == len(files) - 1
     finally:
         engine.close()
-    fresh = Engine(root, Settings(workers=1), persist=False)
-    try:
-        fresh.index()
-        assert snapshot(fresh) == after
-    finally:
-        fresh.close()
+    assert _fresh_build(root) == after
 
 
 def test_saves_past_max_segments_merge_in_the_background(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -116,9 +116,4 @@ def test_saves_past_max_segments_merge_in_the_background(tmp_path: Path, monkeyp
         after = snapshot(engine)
     finally:
         engine.close()
-    fresh = Engine(root, Settings(workers=1), persist=False)
-    try:
-        fresh.index()
-        assert snapshot(fresh) == after
-    finally:
-        fresh.close()
+    assert _fresh_build(root) == after
