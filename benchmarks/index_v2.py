@@ -3,7 +3,7 @@ the same run, on the stdlib copied 1×, 2× and 5× into sibling folders (the cu
 for an older one (`--before-python`: its venv's python), so that before and after come from one run.
 
     .venv/bin/python benchmarks/index_v2.py [--scales 1,2,5] [--before-python OLD/.venv/bin/python]
-        [--before-scales 1] [--edits 20] [--json OUT] [--workdir DIR]
+        [--before-scales 1] [--edits 20] [--server-cold-scales 1] [--json OUT] [--workdir DIR]
 
 Per scale and version: cold `maguyva index` (wall, peak RSS of the process tree), a warm `maguyva search` on the
 unchanged folder (wall, peak RSS; median of 3), the server's cold start and warm restart (spawn → ready, and when
@@ -203,7 +203,9 @@ def save_to_searchable(client: StdioClient, root: Path, edits: int) -> dict[str,
     }
 
 
-def measure(version: Version, root: Path, index_dir: Path, literals: tuple[str, str], edits: int) -> dict[str, Any]:
+def measure(
+    version: Version, root: Path, index_dir: Path, literals: tuple[str, str], edits: int, *, server_cold: bool = True
+) -> dict[str, Any]:
     shutil.rmtree(index_dir, ignore_errors=True)
     cli = [version.python, "-m", "maguyva_lsp.cli"]
     figures: dict[str, Any] = {}
@@ -216,6 +218,8 @@ def measure(version: Version, root: Path, index_dir: Path, literals: tuple[str, 
     figures["warm_search_s"] = round(statistics.median(s[0] for s in searches), 2)
     figures["warm_search_rss_mb"] = round(max(s[1] for s in searches) / MB, 1)
     figures["server_warm"] = server_session(version, root, index_dir, literals, edits)
+    if not server_cold:
+        return figures
     cold_dir = index_dir.with_name(index_dir.name + "-server")
     shutil.rmtree(cold_dir, ignore_errors=True)
     figures["server_cold"] = server_session(version, root, cold_dir, literals, 0)
@@ -242,6 +246,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--before-python", help="the python of an older checkout's venv, measured in the same run")
     parser.add_argument("--before-scales", default="1")
     parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument(
+        "--server-cold-scales", default=None, help="scales that also time the server's cold start (default: all)"
+    )
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=RESULTS / "index-v2-latest.json")
     args = parser.parse_args(argv)
@@ -266,7 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 continue
             print(f"[x{scale}] {version.label} ...", file=sys.stderr, flush=True)
             index_dir = workdir / f"idx-{version.label}-x{scale}"
-            row[version.label] = measure(version, root, index_dir, (common, rare), args.edits)
+            cold = args.server_cold_scales is None or str(scale) in args.server_cold_scales.split(",")
+            row[version.label] = measure(version, root, index_dir, (common, rare), args.edits, server_cold=cold)
             row[version.label]["load"] = round(os.getloadavg()[0], 2)
         report["scales"][str(scale)] = row
         print(json.dumps({str(scale): row}, indent=1), flush=True)
@@ -287,6 +295,7 @@ def print_tables(report: dict[str, Any]) -> None:
         ("server cold: text+structural s", lambda f: f["server_cold"].get("text_structural_s")),
         ("server cold ready s", lambda f: f["server_cold"].get("ready_s")),
         ("steady server RSS MB", lambda f: f["server_warm"].get("steady_rss_mb")),
+        ("steady server RSS after a cold index MB", lambda f: f["server_cold"].get("steady_rss_mb")),
         ("index on disk MB", lambda f: f["disk_mb"]),
         ("save→searchable p50 ms", lambda f: f["server_warm"].get("save_p50_ms")),
         ("save→searchable p95 ms", lambda f: f["server_warm"].get("save_p95_ms")),
@@ -310,6 +319,29 @@ def print_tables(report: dict[str, Any]) -> None:
         rg = f"{b['rg_definition_s']} / {b['rg_common_s']} / {b['rg_rare_s']}"
         print(f"| ripgrep (definition / common / rare) s | {rg} |")
         print(f"| ctags -R s (tags MB) | {b['ctags_s']} ({b['ctags_tags_mb']}) |")
+    print_curve(report)
+
+
+def print_curve(report: dict[str, Any]) -> None:
+    """The scale curve of this checkout: each scale's cold index against the 1× one (the brief: at most the scale's
+    multiple), warm open and steady RSS."""
+    rows = report["scales"]
+    if "1" not in rows or len(rows) < 2 or "after" not in rows["1"]:
+        return
+    one = rows["1"]["after"]["cold_index_s"]
+    print("\n### scale curve (after)")
+    print("| scale | files | cold index s | × of 1× | warm search s | server warm restart s | steady RSS MB |")
+    print("|---|---|---|---|---|---|---|")
+    for scale, row in rows.items():
+        f = row.get("after")
+        if f is None:
+            continue
+        ratio = round(f["cold_index_s"] / one, 2) if one else None
+        warm = f["server_warm"]
+        print(
+            f"| {scale}× | {row['files']} | {f['cold_index_s']} | {ratio} | {f['warm_search_s']} | "
+            f"{warm.get('ready_s')} | {warm.get('steady_rss_mb')} |"
+        )
 
 
 if __name__ == "__main__":
