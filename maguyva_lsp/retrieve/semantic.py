@@ -1,9 +1,14 @@
 """The semantic retriever: chunks embedded as binary codes, searched by Hamming distance and rescored.
 
 Only chunks whose embedded text is new are embedded: a re-applied file reuses its rows, and the embedding cache
-answers for texts seen before (across edits and restarts). The vectors are a chain of column parts
+answers for texts embedded but not stored yet (an interrupted batch). The vectors are a chain of column parts
 (index/vectors.py) that the segment set stores with its manifest (`chain`: opened mapped at start, exported at each
 commit); `stale` names the stored files the vectors lag behind.
+
+The cache is not a second copy of the chain: a fresh embedding stays in it until a commit holds its row in the chain,
+then it is dropped (`_CacheKeys`). An export's keys are known stored when the next export starts (the segment set
+commits one at a time, and a failed one is undone by `export_failed` first) or when the retriever closes (the engine
+commits before); a chain opened at start drops its keys from the cache once its checksums read back whole.
 """
 
 from __future__ import annotations
@@ -64,7 +69,7 @@ class SemanticRetriever:
     """The `semantic` modality (SPEC §2): binary embeddings with exact Hamming search and float rescoring."""
 
     def __init__(self, embedder: Embedder, *, cache: EmbeddingCache | None = None) -> None:
-        """`cache`: the embedding cache (texts embedded before, across edits and restarts); in memory when None. The
+        """`cache`: the embedding cache (fresh embeddings until a commit stores them); in memory when None. The
         vectors themselves are stored by the segment set (`chain`), or kept in memory only."""
         self._embedder = embedder
         self._apply_lock = threading.Lock()
@@ -78,6 +83,7 @@ class SemanticRetriever:
         self._store = self._empty_store()
         self._doc_floats = _gives_document_floats(embedder)
         self._stopping = threading.Event()
+        self._keys = _CacheKeys()
         self.embedded_texts = 0  # texts sent to the embedder since start (the rest came from reuse or the cache)
 
     def _empty_store(self) -> BinaryVectorStore:
@@ -113,7 +119,7 @@ class SemanticRetriever:
 
     def open(self, containers: Sequence[StoredArrays], records: Sequence[ContainerRecord] = ()) -> bool:
         """Take the stored chain (oldest first; mapped, so this costs O(headers)). Unusable containers (another
-        model, damaged arrays) are logged and dropped: the vectors are rebuilt from the embedding cache as `stale`
+        model, damaged arrays) are logged and dropped: the vectors are rebuilt (embedded again) as `stale`
         reports their files. `records` (the manifest's sizes and checksums) are checked by `stale`, in the
         background, since that reads every byte. Returns whether the chain was taken."""
         with self._apply_lock:
@@ -121,7 +127,7 @@ class SemanticRetriever:
             try:
                 store.open(containers)
             except VectorStoreError as exc:
-                log.warning("semantic index not reused, rebuilding from the embedding cache: %s", exc)
+                log.warning("semantic index not reused, rebuilding it: %s", exc)
                 self._store = self._empty_store()
                 self._store.export_failed()
                 self._unverified = []
@@ -139,13 +145,13 @@ class SemanticRetriever:
         """Given every live file (path → content hash): the files whose vectors lag or differ (to apply again, from
         their stored analyses) and the paths the vectors hold that are gone. O(files), no vector read. With `verify`
         it first reads the checksums `open` left to check (every byte of the chain); a damaged container drops the
-        chain (every file is then stale, rebuilt from the embedding cache)."""
+        chain (every file is then stale, and embedded again)."""
         with self._apply_lock:
             if verify:
                 unverified, self._unverified = self._unverified, []
                 problem = _damaged(unverified)
                 if problem is not None:
-                    log.warning("semantic index not reused, rebuilding from the embedding cache: %s", problem)
+                    log.warning("semantic index not reused, rebuilding it: %s", problem)
                     self._store = self._empty_store()
                     self._store.export_failed()
             held = self._store.contents()
@@ -155,10 +161,21 @@ class SemanticRetriever:
 
     def chain_damaged(self) -> bool:
         """Read the checksums `open` left to check (every byte of the stored chain: run it in the background); a
-        damaged chain stays in place until `stale(..., verify=True)` drops it."""
+        damaged chain stays in place until `stale(..., verify=True)` drops it. A chain that reads back whole is the
+        stored copy of its rows: the embedding cache drops them."""
         with self._apply_lock:
             unverified = list(self._unverified)
-        return _damaged(unverified) is not None
+        if _damaged(unverified) is not None:
+            return True
+        self._drop_stored([container for container, _ in unverified])
+        return False
+
+    def _drop_stored(self, containers: Sequence[StoredArrays]) -> None:
+        """Drop from the embedding cache the keys of rows these stored containers hold."""
+        cached = self._cache.keys(self._embedder.name, self._embedder.dimension) if containers else set()
+        if cached:
+            held = set().union(*(_row_hashes(c.arrays) for c in containers))
+            self._cache.delete(self._embedder.name, self._embedder.dimension, cached & held)
 
     def warm_up(self) -> None:
         """Load the embedder's model now if it loads lazily (never a request to a remote model)."""
@@ -184,6 +201,7 @@ class SemanticRetriever:
         """Index the batch's files, embedding only chunks whose text has no vector yet. An embedder failure leaves
         those files' previous vectors in place, marks the retriever unavailable with the reason, and keeps the files
         to retry with the next batch."""
+        self._drop_committed()
         with self._apply_lock:
             for path in batch.removed:
                 self._pending.pop(path, None)
@@ -283,10 +301,20 @@ class SemanticRetriever:
             raise EmbedderError(f"{embedder.name} returned {len(fresh)} embeddings of another form than expected")
         self.embedded_texts += len(keys)
         self._cache.put(embedder.name, embedder.dimension, keys, fresh)
+        self._keys.cached(keys)
         return fresh
 
+    def _drop_committed(self) -> None:
+        """Drop from the embedding cache the fresh embeddings a commit now holds in the chain."""
+        due = self._keys.take_due()
+        if due:
+            self._cache.delete(self._embedder.name, self._embedder.dimension, due)
+
     def close(self) -> None:
-        """Release the cache and the embedder's resources."""
+        """Release the cache and the embedder's resources. The engine commits before closing: what the last export
+        held is stored, so it leaves the cache."""
+        self._keys.stored()
+        self._drop_committed()
         self._cache.close()
         closer = getattr(self._embedder, "close", None)
         if callable(closer):
@@ -368,13 +396,64 @@ class VectorChain:
 
     def export(self) -> ChainExport:
         """The parts not stored yet (safe while a batch is being embedded: the store publishes whole snapshots)."""
-        return self._retriever.store.export()
+        retriever = self._retriever
+        keys = retriever._keys
+        keys.stored()  # the previous export was committed (or undone by export_failed)
+        export = retriever.store.export()
+        keys.exporting(set().union(*(_row_hashes(arrays) for arrays, _ in export.containers)))
+        return export
 
     def export_failed(self) -> None:
+        self._retriever._keys.export_failed()
         self._retriever.store.export_failed()
 
     def open(self, containers: Sequence[StoredArrays], records: Sequence[ContainerRecord] = ()) -> None:
         self._retriever.open(containers, records)
+
+
+class _CacheKeys:
+    """Which fresh embeddings (cache keys) are held by which export, so that each leaves the cache once its row is
+    stored: `cached` (put in the cache), `exporting` (the keys of rows an export is writing), `stored` (that export
+    was committed), `take_due` (what to drop now). Thread-safe: the lane embeds while the writer exports."""
+
+    __slots__ = ("_due", "_exported", "_fresh", "_lock")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._fresh: set[bytes] = set()
+        self._exported: set[bytes] = set()
+        self._due: set[bytes] = set()
+
+    def cached(self, keys: Sequence[bytes]) -> None:
+        with self._lock:
+            self._fresh.update(keys)
+
+    def exporting(self, held: set[bytes]) -> None:
+        with self._lock:
+            self._exported = self._fresh & held
+
+    def export_failed(self) -> None:
+        with self._lock:
+            self._exported = set()
+
+    def stored(self) -> None:
+        with self._lock:
+            self._due |= self._exported
+            self._fresh -= self._exported
+            self._exported = set()
+
+    def take_due(self) -> set[bytes]:
+        with self._lock:
+            due, self._due = self._due, set()
+            return due
+
+
+def _row_hashes(arrays: Mapping[str, object]) -> set[bytes]:
+    """The text hashes of a vectors container's rows."""
+    hashes = np.ascontiguousarray(arrays["row.hash"])
+    width = int(hashes.shape[1]) if hashes.ndim == 2 else 0
+    blob = hashes.tobytes()
+    return {blob[at : at + width] for at in range(0, len(blob), width)} if width else set()
 
 
 def _damaged(unverified: Sequence[tuple[StoredArrays, ContainerRecord]]) -> str | None:

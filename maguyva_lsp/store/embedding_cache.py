@@ -1,6 +1,8 @@
 """On-disk embedding cache keyed by (model, dimension, hash of the embedded text).
 
-Unchanged chunks are never re-embedded, across edits and restarts (with Voyage, every embedding costs money).
+Fresh embeddings reach it slice by slice while a batch is embedded, so that work stopped midway (the process ends) is
+not lost. Once a commit holds them in the vectors chain, the retriever drops them from here (`delete`): the chain is
+their copy from then on, and the cache holds only what no commit holds (an interrupted batch, a failed write).
 SQLite in WAL mode with a busy timeout is safe across processes; a corrupt file is discarded with a logged reason.
 """
 
@@ -12,7 +14,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +35,9 @@ MAX_CACHE_ROWS = 1_000_000
 PRUNE_TO_FRACTION = 0.8
 # A hit refreshes its last-used time at most this often, so that reads seldom turn into writes.
 USED_REFRESH_SECONDS = 24 * 3600
+# After a deletion the file is rewritten (VACUUM) when at least this many pages, and this fraction of it, are free.
+COMPACT_MIN_FREE_PAGES = 256
+COMPACT_FREE_FRACTION = 0.25
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -203,6 +208,50 @@ class EmbeddingCache:
                     self._prune_locked()
             except sqlite3.Error as exc:
                 self._recover(exc)
+
+    def keys(self, model: str, dimension: int) -> set[bytes]:
+        """Every key cached for this model and dimension."""
+        with self._lock:
+            if self._conn is None:
+                return set()
+            try:
+                rows = self._conn.execute(
+                    "SELECT text_hash FROM embeddings WHERE model = ? AND dimension = ?", (model, dimension)
+                ).fetchall()
+            except sqlite3.Error as exc:
+                self._recover(exc)
+                return set()
+        return {bytes(key) for (key,) in rows}
+
+    def delete(self, model: str, dimension: int, keys: Collection[bytes]) -> None:
+        """Drop these keys' rows (the vectors chain holds them now), then give the freed pages back to the file
+        system when they are a good part of it: a cold build's whole cache is dropped this way once committed."""
+        if not keys:
+            return
+        with self._lock:
+            if self._conn is None:
+                return
+            try:
+                with self._conn:
+                    self._conn.execute("BEGIN IMMEDIATE")
+                    before = self._conn.total_changes
+                    self._conn.executemany(
+                        "DELETE FROM embeddings WHERE model = ? AND dimension = ? AND text_hash = ?",
+                        [(model, dimension, key) for key in keys],
+                    )
+                    self._rows -= self._conn.total_changes - before
+                self._compact_locked()
+            except sqlite3.Error as exc:
+                self._recover(exc)
+
+    def _compact_locked(self) -> None:
+        assert self._conn is not None
+        free = int(self._conn.execute("PRAGMA freelist_count").fetchone()[0])
+        pages = int(self._conn.execute("PRAGMA page_count").fetchone()[0])
+        if free >= COMPACT_MIN_FREE_PAGES and free >= pages * COMPACT_FREE_FRACTION:
+            self._conn.execute("VACUUM")
+            if self._path is not None:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def _prune_locked(self) -> None:
         assert self._conn is not None

@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
+from maguyva_lsp.embed.base import Embeddings
 from maguyva_lsp.index.segment_set import Segments
 from maguyva_lsp.model import ChangeBatch, Classification, FileAnalysis, Intent, RetrievalQuery
 from maguyva_lsp.retrieve.semantic import SemanticRetriever
@@ -155,15 +157,13 @@ def test_a_corrupt_container_is_detected_and_the_vectors_rebuilt(
     assert again.chunk_count > 0  # mapped at once, checked off the start path
     with caplog.at_level(logging.WARNING):
         changed, gone = again.stale(_live(analyses))
-    assert "checksum" in caplog.text and "rebuilding from the embedding cache" in caplog.text
+    assert "checksum" in caplog.text and "rebuilding it" in caplog.text
     assert sorted(changed) == sorted(analyses) and gone == []
     assert again.chunk_count == 0
     again.apply(ChangeBatch(updated=tuple(analyses.values())))
-    assert counting_embedder.texts_embedded == embedded
-    # The cache keeps floats as float16: the same hits, scores within a rounding step.
-    rebuilt = _answers(again)
-    assert [[h[:2] for h in hits] for hits in rebuilt] == [[h[:2] for h in hits] for hits in before]
-    assert all(abs(a[2] - b[2]) < 5e-3 for x, y in zip(rebuilt, before, strict=True) for a, b in zip(x, y, strict=True))
+    # The commit stored every row, so the cache had dropped them: the damaged chain's rows are embedded again.
+    assert counting_embedder.texts_embedded == 2 * embedded
+    assert _answers(again) == before
     # The damaged chain is replaced, not appended to.
     segments.commit_chains()
     segments.close()
@@ -187,3 +187,65 @@ def test_a_chain_of_another_model_is_not_taken(tmp_path: Path, counting_embedder
     assert sorted(other.stale(_live(analyses))[0]) == sorted(analyses)
     other.close()
     store.close()
+
+
+def test_the_cache_keeps_only_embeddings_no_commit_holds(tmp_path: Path, counting_embedder: Any, analyse: Any) -> None:
+    analyses = {path: analyse(path, text) for path, text in FILES.items()}
+    folder = tmp_path / "index"
+    first = ChangeBatch(updated=(analyses["app/mail.py"], analyses["app/sums.py"]))
+    retriever, segments = _indexed(folder, counting_embedder, first)
+    cache = EmbeddingCache(folder / "semantic" / CACHE_FILE)
+    model, dimension = counting_embedder.name, counting_embedder.dimension
+    committed = {r.text_hash for p in ("app/mail.py", "app/sums.py") for _, r in retriever.store.rows_of(p)}
+    assert cache.keys(model, dimension) == committed, "committed, not yet known to be: still cached"
+    retriever.apply(ChangeBatch(updated=(analyses["app/conf.py"],)))
+    fresh = {r.text_hash for _, r in retriever.store.rows_of("app/conf.py")}
+    assert cache.keys(model, dimension) == committed | fresh
+    segments.commit_chains()  # the next export: the first one is stored
+    retriever.apply(ChangeBatch(updated=(analyses["app/empty.py"],)))
+    assert cache.keys(model, dimension) == fresh, "the second export may still be writing"
+    retriever.close()  # the engine commits before it closes the retriever
+    assert cache.keys(model, dimension) == set()
+    segments.close()
+    cache.close()
+
+
+def test_a_failed_export_keeps_its_embeddings_cached(tmp_path: Path, counting_embedder: Any, analyse: Any) -> None:
+    analyses = {path: analyse(path, text) for path, text in FILES.items()}
+    retriever = SemanticRetriever(counting_embedder, cache=EmbeddingCache(tmp_path / CACHE_FILE))
+    retriever.apply(ChangeBatch(updated=tuple(analyses.values())))
+    chain = retriever.chain
+    assert chain.export().containers
+    chain.export_failed()
+    retriever.apply(ChangeBatch(removed=("app/empty.py",)))
+    retriever.close()
+    cache = EmbeddingCache(tmp_path / CACHE_FILE)
+    assert len(cache) == sum(len(a.chunks) for a in analyses.values())
+    cache.close()
+
+
+def test_a_stored_chain_that_reads_back_whole_empties_an_older_cache(
+    tmp_path: Path, counting_embedder: Any, analyse: Any
+) -> None:
+    analyses = {path: analyse(path, text) for path, text in FILES.items()}
+    folder = tmp_path / "index"
+    retriever, segments = _indexed(folder, counting_embedder, ChangeBatch(updated=tuple(analyses.values())))
+    rows = [(r.text_hash, loc) for p in analyses for loc, r in retriever.store.rows_of(p)]
+    vectors = retriever.store.vectors_of([loc for _, loc in rows])
+    retriever.close()
+    segments.close()
+    # A cache written before the cache dropped stored rows (or by a process that died after its last commit).
+    old = EmbeddingCache(folder / "semantic" / CACHE_FILE)
+    assert vectors.quantized is not None and vectors.scales is not None
+    floats = vectors.quantized.astype(np.float32) * vectors.scales[:, None]
+    model, dimension = counting_embedder.name, counting_embedder.dimension
+    old.put(model, dimension, [k for k, _ in rows], Embeddings(vectors.codes, floats))
+    old.put(model, dimension, [b"x" * 16], Embeddings(vectors.codes[:1], floats[:1]))
+    assert len(old) == len(rows) + 1
+    old.close()
+
+    again, cache, segments = _restart(folder, counting_embedder)
+    assert not again.chain_damaged()
+    assert cache.keys(model, dimension) == {b"x" * 16}
+    again.close()
+    segments.close()

@@ -162,11 +162,13 @@ def test_an_edit_to_one_function_embeds_only_that_chunk_across_edits_and_restart
     restarted.close()
     segments.close()
 
-    # The vectors are lost: the embedding cache still answers for every chunk.
+    # The vectors are lost: the cache dropped what the commits stored (no second copy), so every chunk is embedded
+    # again, to the same vectors.
     rebuilt = SemanticRetriever(counting_embedder, cache=EmbeddingCache(folder / "semantic" / CACHE_FILE))
     assert rebuilt.chunk_count == 0
     rebuilt.apply(ChangeBatch(updated=(shifted,)))
-    assert counting_embedder.texts_embedded == chunks + 1
+    assert counting_embedder.texts_embedded == 2 * chunks + 1
+    assert rebuilt.search(_query("deliver email through smtp"), 1)[0].span.start_line == 7
     assert rebuilt.chunk_count == len(shifted.chunks)
     rebuilt.close()
 
