@@ -242,11 +242,9 @@ class Bm25Postings:
         key = self.terms.find(term)
         if key < 0:
             return None
-        offsets = self.postings.offsets
-        start, end = int(offsets[key]), int(offsets[key + 1])
-        values = self.postings.values
-        assert values is not None
-        return self.postings.ids[start:end], values[start:end]
+        postings = self.postings
+        start, end = int(postings.offsets[key]), int(postings.offsets[key + 1])
+        return postings.ids_of(start, end), postings.values_of(start, end)
 
 
 def _live_stats(segment: Segment, part: Bm25Postings) -> tuple[Bools, int, float]:

@@ -12,7 +12,8 @@ from maguyva_lsp.store.container import Array
 
 TEXT_PART = "text"
 # 1: trigram postings, ASCII-folding files, BM25 postings with term frequencies, chunk lengths and files.
-TEXT_PART_VERSION = 1
+# 2: the same, narrow where the values fit (uint32 offsets, uint16 file ids, uint8/uint16 term frequencies).
+TEXT_PART_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,9 @@
 """Immutable posting lists in CSR form (sorted keys → sorted ids, optional values), stored per segment as plain
 arrays (mapped from the store or in memory). Shared by the trigram index and BM25.
+
+Stored narrow where the values fit: offsets as uint32 (a segment holds fewer than 2**32 postings), ids as uint16 when
+asked and every id fits (a segment's file ids), whole-number values (term frequencies) as uint8 or uint16. Readers
+widen the slices they take (`ids_of`, `values_of`), so every computation sees the dtypes it was written for.
 """
 
 from __future__ import annotations
@@ -11,12 +15,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.store.container import ContainerError
+
 U32 = npt.NDArray[np.uint32]
 I64 = npt.NDArray[np.int64]
 F32 = npt.NDArray[np.float32]
 Bools = npt.NDArray[np.bool_]
 
 _EMPTY_U32: U32 = np.empty(0, dtype=np.uint32)
+# The dtypes a stored array may have (anything else is refused when the part is opened).
+OFFSET_DTYPES = (np.dtype(np.uint32), np.dtype(np.int64))
+ID_DTYPES = (np.dtype(np.uint16), np.dtype(np.uint32))
+VALUE_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 _EMPTY_F32: F32 = np.empty(0, dtype=np.float32)
 
 
@@ -101,25 +111,63 @@ class PostingLists:
             values = np.concatenate((old_values, new_values))
         return PostingLists.from_pairs(np.concatenate((old_keys, new_keys)), np.concatenate((old_ids, new_ids)), values)
 
-    def to_arrays(self, prefix: str) -> dict[str, npt.NDArray[Any]]:
-        """The arrays that store these postings under `prefix` in a segment part."""
-        out: dict[str, npt.NDArray[Any]] = {f"{prefix}.keys": self.keys, f"{prefix}.off": self.offsets}
-        out[f"{prefix}.ids"] = self.ids
+    def to_arrays(self, prefix: str, *, narrow_ids: bool = False) -> dict[str, npt.NDArray[Any]]:
+        """The arrays that store these postings under `prefix` in a segment part, narrow where the values fit
+        (`narrow_ids`: the ids may be stored as uint16 when they all fit)."""
+        out: dict[str, npt.NDArray[Any]] = {f"{prefix}.keys": self.keys, f"{prefix}.off": narrow_offsets(self.offsets)}
+        fits = narrow_ids and (self.ids.size == 0 or int(self.ids.max()) <= np.iinfo(np.uint16).max)
+        out[f"{prefix}.ids"] = self.ids.astype(np.uint16) if fits else self.ids
         if self.values is not None:
-            out[f"{prefix}.values"] = self.values
+            out[f"{prefix}.values"] = _narrow_values(self.values)
         return out
 
     @staticmethod
     def from_arrays(arrays: Mapping[str, npt.NDArray[Any]], prefix: str) -> PostingLists:
-        """Postings stored with `to_arrays` (views: nothing is copied)."""
+        """Postings stored with `to_arrays` (views: nothing is copied; narrow arrays stay narrow). Raises
+        ContainerError when an array has a dtype no writer gives it (the segment is then analysed anew)."""
         values_name = f"{prefix}.values"
-        return PostingLists(
+        postings = PostingLists(
             keys=arrays[f"{prefix}.keys"],
             offsets=arrays[f"{prefix}.off"],
             ids=arrays[f"{prefix}.ids"],
             values=arrays.get(values_name, None),
         )
+        checks: list[tuple[npt.NDArray[Any], tuple[np.dtype[Any], ...], str]] = [
+            (postings.offsets, OFFSET_DTYPES, "off"),
+            (postings.ids, ID_DTYPES, "ids"),
+        ]
+        if postings.values is not None:
+            checks.append((postings.values, VALUE_DTYPES, "values"))
+        for array, dtypes, name in checks:
+            if array.dtype not in dtypes:
+                raise ContainerError(f"{prefix}.{name} of dtype {array.dtype}")
+        return postings
 
-    def slice(self, start: int, end: int) -> tuple[U32, F32 | None]:
-        """The ids (and values) of positions [start, end)."""
-        return self.ids[start:end], None if self.values is None else self.values[start:end]
+    def ids_of(self, start: int, end: int) -> U32:
+        """The ids of positions [start, end), as uint32."""
+        return self.ids[start:end].astype(np.uint32, copy=False)
+
+    def values_of(self, start: int, end: int) -> F32:
+        """The values of positions [start, end), as float32 (exactly the values given: narrow ones are whole)."""
+        assert self.values is not None
+        return self.values[start:end].astype(np.float32, copy=False)
+
+
+def narrow_offsets(offsets: I64) -> npt.NDArray[Any]:
+    """Ascending non-negative offsets as uint32 when the last one fits (it is the largest)."""
+    if offsets.size and int(offsets[-1]) > np.iinfo(np.uint32).max:
+        return offsets
+    return offsets.astype(np.uint32)
+
+
+def _narrow_values(values: F32) -> npt.NDArray[Any]:
+    """Values that are all whole numbers in uint8's or uint16's range stored as such (each converts back to the
+    same float32), else as given."""
+    if values.size == 0:
+        return values.astype(np.uint8)
+    whole = bool(np.all(values == np.floor(values))) and float(values.min()) >= 0
+    top = float(values.max())
+    for dtype in (np.uint8, np.uint16):
+        if whole and top <= np.iinfo(dtype).max:
+            return values.astype(dtype)
+    return values

@@ -225,7 +225,7 @@ def trigram_arrays(core: CoreColumns) -> dict[str, Array]:
     else:
         postings = PostingLists.empty(False)
     folding = [i for i, data in enumerate(datas) if _has_ascii_folding_bytes(data)]
-    return {**postings.to_arrays("tri"), "tri.fold": np.array(folding, dtype=np.uint32)}
+    return {**postings.to_arrays("tri", narrow_ids=True), "tri.fold": np.array(folding, dtype=np.uint32)}
 
 
 _FOLDING_BYTES: tuple[bytes, ...] = tuple(utf8(c) for c in sorted(ASCII_FOLDING_CHARS))
@@ -254,8 +254,8 @@ class TrigramPostings:
 
     def lookup_many(self, keys: U32) -> list[U32]:
         starts, ends = self.postings.ranges(keys)
-        ids = self.postings.ids
-        return [ids[int(a) : int(b)] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+        ids_of = self.postings.ids_of
+        return [ids_of(a, b) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
 
     def evaluate(self, query: TrigramQuery) -> U32 | None:
         """Local ids of the files that may satisfy the query (sorted), or None when it does not narrow at all."""
@@ -286,7 +286,7 @@ class TrigramPostings:
         if not trigrams:
             return []
         keys = np.array(sorted(trigrams), dtype=np.uint32)
-        return [ids.astype(np.uint32, copy=False) for ids in self.lookup_many(keys)]
+        return self.lookup_many(keys)
 
 
 class _LiveDocuments(Mapping[int, TextDocument]):
