@@ -8,12 +8,15 @@ One container part ("core") per segment, files sorted by path (a file's local id
     file.text                          int64 offsets into `text`, the UTF-8 (surrogatepass) of every file's text
     file.lines → lines                 byte offset of each line start within its file's text (uint32)
     file.defs / file.refs / file.chunks    int64 offsets of each file's rows in those tables
-    def.{name,kind,signature,parent,language} pool ids, def.span / def.name_span int32 [n, 4]
-    ref.{name,enclosing,receiver,module,alias} pool ids, ref.kind uint8, ref.span int32 [n, 4]
+    def.{name,kind,signature,parent,language} pool ids, def.span / def.name_span [n, 4]
+    ref.{name,enclosing,receiver} pool ids, ref.kind uint8, ref.span [n, 4]
+    ref.module, ref.alias               sparse (almost every reference has none): `.at` the rows that have one
+                                       (ascending int32), `.id` their pool ids
     chunk.{symbol,kind,parent,signature,hash,language} pool ids, chunk.start / chunk.end int32 (lines, inclusive),
     chunk.text                         pool id of the chunk's text, or -1 when it is its file's lines start..end
     pool                               every other string, once
 
+Spans (line, column, line, column) are uint16 when every value of the segment fits, else int32 (`SPAN_DTYPES`).
 Nothing here is a Python object per row: `FileAnalysis` values are rebuilt only for the files asked for.
 """
 
@@ -27,13 +30,26 @@ import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, ReferenceKind, SourceFile, Span
-from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS, Array, Container, StringColumn, string_arrays
+from maguyva_lsp.store.container import (
+    ENCODING,
+    ENCODING_ERRORS,
+    Array,
+    Container,
+    ContainerError,
+    StringColumn,
+    string_arrays,
+)
 
 CORE_PART = "core"
-CORE_VERSION = 1
+# 2: spans as uint16 when they fit, ref.module / ref.alias sparse.
+CORE_VERSION = 2
 PATH_CLASSES: tuple[PathClass, ...] = tuple(PathClass)
 REFERENCE_KINDS: tuple[ReferenceKind, ...] = get_args(ReferenceKind)
 NONE_ID = -1
+SPAN_DTYPES = (np.dtype(np.uint16), np.dtype(np.int32))
+SPAN_COLUMNS = ("def.span", "def.name_span", "ref.span")
+# Pool-id row columns stored sparse: only the rows that hold a string.
+SPARSE_COLUMNS = ("ref.module", "ref.alias")
 
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
@@ -80,6 +96,22 @@ def _offsets(counts: Sequence[int]) -> I64:
 
 def _spans(rows: list[tuple[int, int, int, int]]) -> I32:
     return np.array(rows, dtype=np.int32).reshape(-1, 4)
+
+
+def _narrow_spans(spans: Array) -> Array:
+    """Spans as uint16 when every value fits (lines and columns of ordinary source do), else as int32."""
+    fits = spans.size == 0 or (int(spans.min()) >= 0 and int(spans.max()) <= np.iinfo(np.uint16).max)
+    return spans.astype(np.uint16 if fits else np.int32)
+
+
+def _stored_columns(name: str, values: Array) -> dict[str, Array]:
+    """The arrays that store one row column: spans narrowed, sparse columns as (rows, ids), others as given."""
+    if name in SPAN_COLUMNS:
+        return {name: _narrow_spans(values)}
+    if name in SPARSE_COLUMNS:
+        at = np.flatnonzero(values != NONE_ID).astype(np.int32)
+        return {f"{name}.at": at, f"{name}.id": np.asarray(values)[at].astype(np.int32)}
+    return {name: values}
 
 
 def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
@@ -168,15 +200,15 @@ def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
         "def.signature": ids(d_sig),
         "def.parent": ids(d_parent),
         "def.language": ids(d_lang),
-        "def.span": _spans(d_span),
-        "def.name_span": _spans(d_nspan),
+        **_stored_columns("def.span", _spans(d_span)),
+        **_stored_columns("def.name_span", _spans(d_nspan)),
         "ref.name": ids(r_name),
         "ref.kind": np.array(r_kind, dtype=np.uint8),
         "ref.enclosing": ids(r_enc),
         "ref.receiver": ids(r_recv),
-        "ref.module": ids(r_mod),
-        "ref.alias": ids(r_alias),
-        "ref.span": _spans(r_span),
+        **_stored_columns("ref.module", ids(r_mod)),
+        **_stored_columns("ref.alias", ids(r_alias)),
+        **_stored_columns("ref.span", _spans(r_span)),
         "chunk.start": ids(c_start),
         "chunk.end": ids(c_end),
         "chunk.symbol": ids(c_sym),
@@ -241,10 +273,35 @@ class CoreColumns:
         self._lines = arrays["lines"]
         self._line_offsets = arrays["file.lines"]
         self._chunk_offsets = arrays["file.chunks"]
+        self._check()
 
     @property
     def file_count(self) -> int:
         return len(self.paths)
+
+    def rows(self, name: str, start: int, end: int) -> Array:
+        """Rows [start, end) of a row column, whatever its storage (a sparse column is filled in with -1)."""
+        a = self.arrays
+        if name not in SPARSE_COLUMNS:
+            return np.asarray(a[name][start:end])
+        at = a[f"{name}.at"]
+        lo, hi = np.searchsorted(at, [start, end]).tolist()
+        out = np.full(end - start, NONE_ID, dtype=np.int32)
+        out[np.asarray(at[lo:hi], dtype=np.int64) - start] = a[f"{name}.id"][lo:hi]
+        return out
+
+    def _check(self) -> None:
+        """Raise ContainerError when a column has a shape or dtype no writer gives it (a damaged or foreign file:
+        the segment set then analyses its files anew)."""
+        a = self.arrays
+        for name in SPAN_COLUMNS:
+            if a[name].dtype not in SPAN_DTYPES or a[name].ndim != 2 or a[name].shape[1] != 4:
+                raise ContainerError(f"{name}: dtype {a[name].dtype}, shape {a[name].shape}")
+        refs = int(a["file.refs"][-1]) if len(a["file.refs"]) else 0
+        for name in SPARSE_COLUMNS:
+            at, ids = a[f"{name}.at"], a[f"{name}.id"]
+            if at.shape != ids.shape or (at.size and (int(at[0]) < 0 or int(at[-1]) >= refs)):
+                raise ContainerError(f"{name}: {at.size} rows for {ids.size} ids, {refs} references")
 
     def pool(self) -> list[str]:
         """Every pooled string, decoded once (for rebuilding analyses, never on a query's path)."""
@@ -462,8 +519,8 @@ class CoreColumns:
                 a["ref.kind"][r0:r1].tolist(),
                 a["ref.enclosing"][r0:r1].tolist(),
                 a["ref.receiver"][r0:r1].tolist(),
-                a["ref.module"][r0:r1].tolist(),
-                a["ref.alias"][r0:r1].tolist(),
+                self.rows("ref.module", r0, r1).tolist(),
+                self.rows("ref.alias", r0, r1).tolist(),
                 a["ref.span"][r0:r1].tolist(),
                 strict=True,
             )
@@ -543,17 +600,19 @@ def merge_core(parts: Sequence[tuple[CoreColumns, npt.NDArray[np.bool_]]]) -> di
             start, end = int(offsets[local]), int(offsets[local + 1])
             counts.append(end - start)
             for name in row_columns:
-                gathered[name].append(np.asarray(arrays[name][start:end]))
+                gathered[name].append(parts[seg][0].rows(name, start, end))
             seg_rows.append(np.full(end - start, seg, dtype=np.int64))
         out[offsets_name] = _offsets(counts)
         seg_per_row = np.concatenate(seg_rows) if seg_rows else np.zeros(0, dtype=np.int64)
         for name in row_columns:
-            template = np.asarray(parts[0][0].arrays[name])
+            template = parts[0][0].rows(name, 0, 0)
             pieces = gathered[name]
-            values = np.concatenate(pieces) if pieces else np.zeros((0, *template.shape[1:]), dtype=template.dtype)
+            values = np.concatenate(pieces) if pieces else template
             if name in POOL_COLUMNS:
                 values = _renumbered(values, seg_per_row, remaps)
-            out[name] = values.astype(template.dtype, copy=False)
+            elif name not in SPAN_COLUMNS:
+                values = values.astype(template.dtype, copy=False)
+            out.update(_stored_columns(name, values))
     out.update(string_arrays("pool", pool.strings()))
     return out
 

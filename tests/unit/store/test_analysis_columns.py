@@ -1,11 +1,16 @@
-"""Core columns: line slices and single chunks read from the columns equal what the analysis held."""
+"""Core columns: line slices, single chunks and references read from the columns equal what the analysis held,
+whatever their storage (narrow or wide spans, sparse columns), also after a merge."""
 
 from __future__ import annotations
 
 import random
 
-from maguyva_lsp.index.analysis_columns import CoreColumns, encode_analyses
-from maguyva_lsp.model import Chunk, FileAnalysis, PathClass, SourceFile
+import numpy as np
+import pytest
+
+from maguyva_lsp.index.analysis_columns import CoreColumns, encode_analyses, merge_core
+from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, SourceFile, Span
+from maguyva_lsp.store.container import ContainerError
 
 TEXTS = ["", "one", "a\nb", "a\nb\n", "\n\n", "x\r\ny\r\n", "é\nü\n\ud800z", "line\n" * 7 + "tail"]
 
@@ -46,3 +51,56 @@ def test_single_chunks_equal_the_analysis_chunks() -> None:
     assert rows == [c for a in sorted(analyses, key=lambda a: a.path) for c in a.chunks]
     texts, symbols = core.chunk_texts()
     assert texts == [c.text for c in rows] and symbols == [c.symbol for c in rows]
+
+
+def _with_refs(path: str, refs: list[tuple[int, int, str | None, str | None]], big: bool = False) -> FileAnalysis:
+    """A file with references at (line, col), some with a module and an alias; `big`: one column past uint16."""
+    references = tuple(
+        Reference(f"n{i}", "import" if module else "call", path, Span(line, col, line, col + (70_000 if big else 3)),
+                  None, None, module, alias)
+        for i, (line, col, module, alias) in enumerate(refs)
+    )  # fmt: skip
+    definition = Definition("f", "function", path, Span(0, 0, 9, 1), Span(0, 4, 0, 5), "def f()")
+    analysis = _analysis(path, "x\n" * 10)
+    return FileAnalysis(analysis.file, analysis.text, "h", (definition,), references, ())
+
+
+def test_narrow_spans_and_sparse_columns_read_back_equal_and_merge() -> None:
+    rng = random.Random(3)
+    modules = [None] * 20 + ["os.path", "typing"]
+
+    def refs() -> list[tuple[int, int, str | None, str | None]]:
+        return [
+            (rng.randint(0, 9), rng.randint(0, 60), m := rng.choice(modules), rng.choice([None, "pj"]) if m else None)
+            for _ in range(rng.randint(0, 30))
+        ]
+
+    small = [_with_refs(f"s{i}.py", refs()) for i in range(6)]
+    big = [_with_refs("big.py", [*refs(), (1, 2, "os", "o")], big=True)]
+    narrow, wide = CoreColumns(encode_analyses(small)), CoreColumns(encode_analyses(big))
+    assert narrow.arrays["ref.span"].dtype == np.uint16 and wide.arrays["ref.span"].dtype == np.int32
+    assert narrow.arrays["ref.module.at"].size < narrow.arrays["ref.name"].size
+    for core, analyses in ((narrow, small), (wide, big)):
+        for analysis in analyses:
+            local = core.local_id(analysis.path)
+            assert core.analysis(local) == analysis
+            assert core.references(local) == analysis.references
+    merged = CoreColumns(
+        merge_core([(narrow, np.ones(narrow.file_count, dtype=np.bool_)), (wide, np.ones(1, dtype=np.bool_))])
+    )
+    assert merged.arrays["ref.span"].dtype == np.int32
+    for analysis in [*small, *big]:
+        assert merged.analysis(merged.local_id(analysis.path)) == analysis
+    only_small = CoreColumns(
+        merge_core([(narrow, np.ones(narrow.file_count, dtype=np.bool_)), (wide, np.zeros(1, dtype=np.bool_))])
+    )
+    assert only_small.arrays["ref.span"].dtype == np.uint16
+    assert [only_small.analysis(i) for i in range(only_small.file_count)] == sorted(small, key=lambda a: a.path)
+
+
+def test_a_column_of_a_foreign_dtype_is_refused() -> None:
+    arrays = encode_analyses([_with_refs("a.py", [(1, 2, "os", None)])])
+    with pytest.raises(ContainerError, match=r"ref\.span"):
+        CoreColumns({**arrays, "ref.span": arrays["ref.span"].astype(np.float32)})
+    with pytest.raises(ContainerError, match=r"ref\.module"):
+        CoreColumns({**arrays, "ref.module.at": np.array([5], dtype=np.int32)})
