@@ -35,7 +35,7 @@ def _first_live(live: Live, lo: int, hi: int, limit: int) -> I64:
     """The first `limit` mention rows of [lo, hi) whose file is alive."""
     if live.defs is None:
         return np.arange(lo, min(hi, lo + limit), dtype=np.int64)
-    alive = live.files[live.segment.mention_file[lo:hi]]
+    alive = live.files[live.segment.mention_files(slice(lo, hi))]
     return np.flatnonzero(alive)[:limit] + lo
 
 
@@ -52,13 +52,13 @@ def mentions_of(lives: Sequence[Live], names: Sequence[str], limit: int) -> list
             if m < 0:
                 continue
             rows = _first_live(live, int(seg.mention_off[m]), int(seg.mention_off[m + 1]), limit)
-            for i in rows.tolist():
-                file = int(seg.mention_file[i])
+            for i, file, kind in zip(
+                rows.tolist(), seg.mention_files(rows).tolist(), seg.mention_kinds(rows).tolist(), strict=True
+            ):
                 path = paths.get(file)
                 if path is None:
                     path = paths[file] = seg.core.paths[file]
                 line, col, _, end_col = spans[int(seg.mention_rows[i])].tolist()
-                kind = int(seg.mention_kind[i])
                 key = (kind, path_class_rank(PATH_CLASSES[int(classes[file])]), path, line, col, name, end_col)
                 ranked.append((key, live, file))
     ranked.sort(key=lambda item: item[0])

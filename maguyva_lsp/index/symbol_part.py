@@ -26,11 +26,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from maguyva_lsp.index.analysis_columns import PATH_CLASSES, REFERENCE_KINDS, CoreColumns
+from maguyva_lsp.index.analysis_columns import PATH_CLASSES, CoreColumns
 from maguyva_lsp.index.fuzzy import letter_mask
 from maguyva_lsp.index.postings import I32, I64, csr_from_pairs, csr_rows, vocabulary_arrays
 from maguyva_lsp.index.symbol_entry import (
-    MENTION_KINDS,
     compact_name,
     is_declaration_file,
     kind_rank,
@@ -40,12 +39,13 @@ from maguyva_lsp.index.symbol_entry import (
     rank_head,
     signature_words,
 )
-from maguyva_lsp.index.symbol_segment import SymbolSegment
+from maguyva_lsp.index.symbol_segment import MENTION_KIND_OF_REFERENCE, SymbolSegment
 from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS, Array, string_arrays
 
 SYMBOL_PART = "symbols"
 # 1: keys, words (name / parent / signature postings), names, parents, ranks, mentions.
-SYMBOL_PART_VERSION = 1
+# 2: mentions without their files and kinds (read from the core's reference columns).
+SYMBOL_PART_VERSION = 2
 
 
 class _PoolStrings:
@@ -229,8 +229,7 @@ def _mention_arrays(core: CoreColumns, pool: _PoolStrings, file_path_rank: I64) 
     remap = np.cumsum(named) - 1  # old name index → index among the kept names
     rank = _ranks(texts_kept)
     name_rank = rank[remap[inverse]] if rows.size else np.zeros(0, dtype=np.int64)
-    mention_kind = np.array([MENTION_KINDS.index(k) for k in REFERENCE_KINDS], dtype=np.int64)
-    kinds = mention_kind[np.asarray(a["ref.kind"])[rows]]
+    kinds = MENTION_KIND_OF_REFERENCE[np.asarray(a["ref.kind"])[rows]]
     files = ref_file[rows]
     s = spans[rows]
     order = np.lexsort((s[:, 3], s[:, 1], s[:, 0], files, file_path_rank[files], kinds, name_rank))
@@ -241,8 +240,6 @@ def _mention_arrays(core: CoreColumns, pool: _PoolStrings, file_path_rank: I64) 
         **vocabulary_arrays("ment", sorted(texts_kept)),
         "ment.rows_off": offsets,
         "ment.rows": rows[order].astype(np.int32),
-        "ment.file": files[order].astype(np.int32),
-        "ment.kind": kinds[order].astype(np.uint8),
     }
 
 

@@ -9,11 +9,14 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
-from maguyva_lsp.index.analysis_columns import CoreColumns
+from maguyva_lsp.index.analysis_columns import REFERENCE_KINDS, CoreColumns
 from maguyva_lsp.index.postings import EMPTY_IDS, I32, I64, Bools, Spellings, Vocabulary, live_counts
+from maguyva_lsp.index.symbol_entry import MENTION_KINDS
 from maguyva_lsp.model import Definition, Span
 from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS, Array
 
+# A reference's kind (its index in REFERENCE_KINDS) → its mention kind (an index in MENTION_KINDS).
+MENTION_KIND_OF_REFERENCE = np.array([MENTION_KINDS.index(k) for k in REFERENCE_KINDS], dtype=np.int64)
 Field = Literal["name", "parent", "sig"]
 FIELDS: tuple[Field, ...] = ("name", "parent", "sig")
 DECODED_CACHE_SIZE = 4096  # strings kept decoded per column of a segment
@@ -112,8 +115,8 @@ class SymbolSegment:
         self.mentions = Vocabulary.of(a, "ment")
         self.mention_off: I64 = a["ment.rows_off"]
         self.mention_rows: I32 = a["ment.rows"]
-        self.mention_file: I32 = a["ment.file"]
-        self.mention_kind: npt.NDArray[np.uint8] = a["ment.kind"]
+        self._ref_kind: npt.NDArray[np.uint8] = core.arrays["ref.kind"]
+        self._file_refs: I64 = np.asarray(core.arrays["file.refs"])
         self.file_defs: I64 = np.asarray(core.arrays["file.defs"])
         self._pool = Decoder(core.arrays["pool.blob"], core.arrays["pool.off"])
         self._names = Decoder(a["nm.blob"], a["nm.off"])
@@ -125,6 +128,14 @@ class SymbolSegment:
         self.def_count = int(self.def_nm.size)
         self._live: tuple[Bools, Live] | None = None
         self._made: dict[int, Definition] = {}
+
+    def mention_files(self, rows: slice | I64) -> I64:
+        """The local file of mention rows (the file whose reference rows hold each one's reference)."""
+        return np.searchsorted(self._file_refs, self.mention_rows[rows], side="right") - 1
+
+    def mention_kinds(self, rows: slice | I64) -> I64:
+        """The mention kind (an index in MENTION_KINDS) of mention rows."""
+        return MENTION_KIND_OF_REFERENCE[self._ref_kind[self.mention_rows[rows]]]
 
     @property
     def nbytes(self) -> int:
