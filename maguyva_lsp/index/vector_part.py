@@ -21,6 +21,7 @@ from maguyva_lsp.model import chunk_id
 from maguyva_lsp.store.container import (
     ENCODING,
     ENCODING_ERRORS,
+    STRING_OFFSET_DTYPES,
     Array,
     StringColumn,
     encode_strings,
@@ -170,7 +171,10 @@ class VectorPart:
         return array
 
     def _strings(self, name: str) -> StringColumn:
-        return StringColumn(self._array(f"{name}.blob", np.uint8), self._array(f"{name}.off", np.int64))
+        offsets = np.asarray(self._arrays[f"{name}.off"])
+        if offsets.dtype not in STRING_OFFSET_DTYPES:
+            raise VectorPartError(f"{name}.off of dtype {offsets.dtype}")
+        return StringColumn(self._array(f"{name}.blob", np.uint8), offsets)
 
     def _check(self) -> None:
         n, p, dim = self.n, len(self.paths), self.dimension
@@ -424,7 +428,8 @@ def _gathered(
     blobs: list[npt.NDArray[np.uint8]] = []
     lengths: list[npt.NDArray[np.int64]] = []
     for column, (_, _, rows) in zip(columns, picks, strict=True):
-        blob, offsets = column.arrays
+        blob, stored = column.arrays
+        offsets = np.asarray(stored, dtype=np.int64)  # uint32 as stored: arithmetic with int64 would give floats
         starts = offsets[rows]
         sizes = offsets[rows + 1] - starts
         within = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)

@@ -36,6 +36,8 @@ _PREFIX = struct.Struct("<8sQII")  # magic, header length, header CRC-32, reserv
 CRC_BLOCK_BYTES = 1 << 22
 ENCODING = "utf-8"
 ENCODING_ERRORS = "surrogatepass"  # decoded source may hold lone surrogates: they must survive a round trip
+# The dtypes of a string column's offsets (encode_strings).
+STRING_OFFSET_DTYPES = (np.dtype(np.uint32), np.dtype(np.int64))
 
 Array = npt.NDArray[Any]
 
@@ -250,12 +252,15 @@ def open_container(path: Path, expected: ContainerRecord | None = None) -> Conta
 
 
 def encode_strings(strings: Sequence[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
-    """Strings → one UTF-8 blob and the offsets of each string in it (n + 1 of them)."""
+    """Strings → one UTF-8 blob and the offsets of each string in it (n + 1 of them): uint32 when the blob is under
+    4 GiB (always, in practice), else int64. Readers take either (STRING_OFFSET_DTYPES)."""
     encoded = [s.encode(ENCODING, ENCODING_ERRORS) for s in strings]
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     if encoded:
         np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
     blob = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+    if int(offsets[-1]) <= np.iinfo(np.uint32).max:
+        return blob, offsets.astype(np.uint32)  # read like int64 by every reader
     return blob, offsets
 
 
