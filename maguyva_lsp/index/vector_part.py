@@ -26,6 +26,7 @@ from maguyva_lsp.store.container import (
     StringColumn,
     encode_strings,
     string_arrays,
+    string_offsets,
 )
 
 VECTORS_PART = "vectors"  # the part's name in the store (Manifest.chains[VECTORS_PART])
@@ -448,4 +449,4 @@ def _gathered(
     offsets = np.concatenate(([0], np.cumsum(final_sizes))).astype(np.int64)
     within = np.arange(int(offsets[-1]), dtype=np.int64) - np.repeat(offsets[:-1], final_sizes)
     blob = concatenated[np.repeat(source_starts[inverse], final_sizes) + within]
-    return {f"{name}.blob": blob.astype(np.uint8), f"{name}.off": offsets}
+    return {f"{name}.blob": blob.astype(np.uint8), f"{name}.off": string_offsets(offsets)}

@@ -258,10 +258,14 @@ def encode_strings(strings: Sequence[str]) -> tuple[npt.NDArray[np.uint8], npt.N
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     if encoded:
         np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-    blob = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-    if int(offsets[-1]) <= np.iinfo(np.uint32).max:
-        return blob, offsets.astype(np.uint32)  # read like int64 by every reader
-    return blob, offsets
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), string_offsets(offsets)
+
+
+def string_offsets(offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """A string column's offsets as stored: uint32 when the last (largest) fits, else int64."""
+    if offsets.size and int(offsets[-1]) > np.iinfo(np.uint32).max:
+        return offsets
+    return offsets.astype(np.uint32)  # read like int64 by every reader
 
 
 def string_arrays(name: str, strings: Sequence[str]) -> dict[str, Array]:

@@ -10,6 +10,7 @@ import pytest
 from maguyva_lsp.store.container import (
     ContainerError,
     StringColumn,
+    encode_strings,
     open_container,
     string_arrays,
     write_container,
@@ -109,3 +110,13 @@ def test_sorted_string_column_search() -> None:
     assert column.prefix_range("x") == (column.prefix_range("x")[0],) * 2
     assert column.prefix_range("") == (0, len(words))
     assert StringColumn.of([]).find("a") == -1
+
+
+def test_string_offsets_are_stored_as_uint32_and_int64_ones_still_read() -> None:
+    strings = ["", "a", "é\ud800", "zz" * 40]
+    blob, offsets = encode_strings(strings)
+    assert offsets.dtype == np.uint32
+    for column in (StringColumn(blob, offsets), StringColumn(blob, offsets.astype(np.int64))):
+        assert list(column) == strings and column.to_list() == strings
+        assert [column[i] for i in range(len(strings))] == strings
+        assert column.lengths.tolist() == [len(s.encode("utf-8", "surrogatepass")) for s in strings]
