@@ -30,6 +30,7 @@ from maguyva_lsp.scan.ignore import IGNORE_FILE_NAMES
 from maguyva_lsp.scan.skips import NOT_RECORDED, Skip, SkipReason, printable_path
 from maguyva_lsp.scan.walker import WorkspaceScanner
 from maguyva_lsp.semantic_lane import SemanticLane
+from maguyva_lsp.store.skip_memo import SkipMemo
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +153,10 @@ class IndexWriter:
         self.lane_files = 0  # files the last run gave the semantic lane (its own analyses, lagging stored files)
         self.closed = False
         self.scanner = self._new_scanner()
+        # Files skipped for their content (binary, too large), remembered across starts so an unchanged one is not
+        # read again; `_run_identity`: during a run, each scanned file's (size, mtime) for recording new skips.
+        self._memo = SkipMemo(segments.folder, writable=segments.writable)
+        self._run_identity: dict[str, tuple[int, int]] = {}
 
     # -- whole runs ---------------------------------------------------------------------------------------------------
 
@@ -218,8 +223,13 @@ class IndexWriter:
             row = stored.get(path)
             if row is not None and (row.size, row.mtime_ns) == (file.size, file.mtime_ns):
                 kept.append(path)
+            elif (known := self._memo.get(path, file.size, file.mtime_ns)) is not None:
+                self._skip(Skipped(path, known))
             else:
+                self._memo.forget(path)  # a remembered verdict for other bytes
                 to_analyze.append(file)
+                self._run_identity[path] = (file.size, file.mtime_ns)
+        self._memo.keep_only(set(current))
         needs = self._stored_needs(kept, stored, set(current))
         if not self.indexed_once:
             self._catch_up_vectors(kept, stored, current)
@@ -233,7 +243,11 @@ class IndexWriter:
             to_analyze.extend(current[p] for p in unreadable)
             if not self.indexed_once:
                 self.counters.reused += len(kept) - len(unreadable)
-            self._analyze_and_apply(to_analyze, report)
+            try:
+                self._analyze_and_apply(to_analyze, report)
+            finally:
+                self._run_identity = {}
+                self._memo.save()
         self.lane_files += len(to_analyze)
         report(IndexProgress("indexed", len(current), len(current), ready=("text", "structural")))
         return len(kept)
@@ -387,6 +401,8 @@ class IndexWriter:
 
     def _skip(self, result: Skipped) -> None:
         self.skipped[result.path] = result.skip
+        if (identity := self._run_identity.get(result.path)) is not None:
+            self._memo.record(result.path, *identity, result.skip)
         self.counters.skipped += 1
         if result.path in self.files:
             self.apply(ChangeBatch(removed=(result.path,)))
@@ -531,7 +547,12 @@ class IndexWriter:
                 if isinstance(result, FileAnalysis):
                     updated.append(result)
                     self.skipped.pop(rel, None)
+                    self._memo.forget(rel)
                     continue
+                if isinstance(verdict, Skip):
+                    self._memo.forget(rel)
+                else:
+                    self._memo.record(rel, verdict.size, verdict.mtime_ns, result.skip)
                 if result.skip.reason in NOT_RECORDED:  # a deleted or ignored file is gone, not skipped
                     self.skipped.pop(printable_path(rel), None)
                 else:
@@ -543,6 +564,7 @@ class IndexWriter:
                 self.apply(batch)
                 self.counters.analyzed += len(updated)
                 self.counters.removed += len(removed)
+            self._memo.save()
         return batch
 
     def remove(self, paths: Iterable[str | Path]) -> None:

@@ -257,6 +257,11 @@ class Segments:
         return self._store.data if self._store is not None and self._store.writable else None
 
     @property
+    def folder(self) -> Path | None:
+        """The store's folder (the manifest's, where small side files such as the skip memo live), or None."""
+        return self._store.folder if self._store is not None else None
+
+    @property
     def has_store(self) -> bool:
         return self._store is not None
 

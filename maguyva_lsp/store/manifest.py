@@ -131,13 +131,20 @@ def read_manifest(folder: Path) -> Manifest | None:
 def write_manifest(folder: Path, manifest: Manifest) -> None:
     """Replace the folder's manifest atomically and durably."""
     data = json.dumps(manifest.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=f".{MANIFEST_NAME}.", suffix=".tmp", dir=folder)
+    replace_file(folder / MANIFEST_NAME, data)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """Write a small file whole, atomically and durably: a temporary file beside it, fsynced, renamed over it, the
+    folder fsynced (a reader sees the old bytes or the new, never a mix)."""
+    folder = path.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, folder / MANIFEST_NAME)
+        os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
