@@ -4,6 +4,7 @@ folders and name; `generated.py` judges the content)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from maguyva_lsp.model import PathClass
@@ -44,25 +45,50 @@ _TEST_FILE_RE = re.compile(
 )
 
 
-def classify_path(rel_path: str) -> PathClass:
-    """The class of a root-relative POSIX path from its folders and name alone."""
-    # String splitting, not PurePosixPath: this runs for every file of every scan (same parts for these paths).
-    parts = [part for part in rel_path.split("/") if part and part != "."]
-    folders = parts[:-1]
-    for folder in folders:
-        if folder in VENDOR_DIRS:
-            return PathClass.VENDOR
-    for folder in folders:
-        if folder in BUILD_DIRS:
-            return PathClass.BUILD
-    name = parts[-1] if parts else ""
-    if _BUILD_FILE_RE.search(name):
+@dataclass(frozen=True, slots=True)
+class FolderClass:
+    """What a folder's own name and its ancestors' say about every file in it (classify_file adds the file name).
+    The walker carries it down one folder at a time instead of re-splitting each file's path."""
+
+    vendor: bool = False
+    build: bool = False
+    archive: bool = False
+    test: bool = False
+
+    def inside(self, name: str) -> FolderClass:
+        """The class of this folder's sub-folder `name`."""
+        return FolderClass(
+            self.vendor or name in VENDOR_DIRS,
+            self.build or name in BUILD_DIRS,
+            self.archive or name in ARCHIVE_DIRS,
+            self.test or name in TEST_DIRS or _TEST_DIR_RE.match(name) is not None,
+        )
+
+
+ROOT_FOLDER = FolderClass()
+
+
+def classify_file(folder: FolderClass, name: str) -> PathClass:
+    """The class of a file called `name` in a folder of this class."""
+    if folder.vendor:
+        return PathClass.VENDOR
+    if folder.build or _BUILD_FILE_RE.search(name):
         return PathClass.BUILD
-    if _ARCHIVE_FILE_RE.search(name) or any(folder in ARCHIVE_DIRS for folder in folders):
+    if folder.archive or _ARCHIVE_FILE_RE.search(name):
         return PathClass.ARCHIVE
-    if _TEST_FILE_RE.search(name) or any(folder in TEST_DIRS or _TEST_DIR_RE.match(folder) for folder in folders):
+    if folder.test or _TEST_FILE_RE.search(name):
         return PathClass.TEST
     return PathClass.SOURCE
+
+
+def classify_path(rel_path: str) -> PathClass:
+    """The class of a root-relative POSIX path from its folders and name alone."""
+    # String splitting, not PurePosixPath: same parts for these paths.
+    parts = [part for part in rel_path.split("/") if part and part != "."]
+    folder = ROOT_FOLDER
+    for part in parts[:-1]:
+        folder = folder.inside(part)
+    return classify_file(folder, parts[-1] if parts else "")
 
 
 @lru_cache(maxsize=1 << 16)

@@ -91,11 +91,16 @@ class IgnoreRules:
             rules.append(exclude)
         return cls(tuple(rules), case_insensitive=case_insensitive).child(root, "")
 
-    def child(self, folder: Path, rel_folder: str) -> IgnoreRules:
-        """The rules for `folder` (root-relative `rel_folder`): these plus its own ignore files, if it has any."""
+    def child(self, folder: Path, rel_folder: str, names: Iterable[str] | None = None) -> IgnoreRules:
+        """The rules for `folder` (root-relative `rel_folder`): these plus its own ignore files, if it has any.
+        `names`: the folder's listing, when the caller has it (only ignore files it holds are opened)."""
+        wanted: Iterable[str] = IGNORE_FILE_NAMES
+        if names is not None:
+            listed = {n.casefold() for n in names} if self.case_insensitive else set(names)
+            wanted = [n for n in IGNORE_FILE_NAMES if (n.casefold() if self.case_insensitive else n) in listed]
         added = [
             rules
-            for name in IGNORE_FILE_NAMES
+            for name in wanted
             if (rules := _read_rules(folder / name, rel_folder, self.case_insensitive)) is not None
         ]
         return IgnoreRules(self._rules + tuple(added), case_insensitive=self.case_insensitive) if added else self

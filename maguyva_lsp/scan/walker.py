@@ -6,6 +6,7 @@ type while it is listed: each is skipped alone with its reason (scan/skips.py) a
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import stat
@@ -14,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from maguyva_lsp.model import SourceFile
-from maguyva_lsp.parse.languages import language_for_path, path_suffix
+from maguyva_lsp.parse.languages import language_for_path, name_suffix, path_name
 from maguyva_lsp.scan.casing import folder_ignores_case
-from maguyva_lsp.scan.classify import classify_path
+from maguyva_lsp.scan.classify import ROOT_FOLDER, FolderClass, classify_file, classify_path
 from maguyva_lsp.scan.ignore import IgnoreRules
 from maguyva_lsp.scan.skips import Skip, SkipReason, kind_of_mode, name_problem, printable_path, skip_for_os_error
 
@@ -74,14 +75,20 @@ class WorkspaceScanner:
 
     def walk(self, report: ScanReport) -> Iterator[SourceFile]:
         """The root's files as they are listed (skips go to `report`): lazily, so entries may change meanwhile."""
-        yield from self._walk(self.root, "", self._root_rules, report, visited=set())
+        yield from self._walk(self.root, "", self._root_rules, ROOT_FOLDER, report, visited=set(), own_rules=True)
 
     def scan_folder(self, rel_folder: str) -> ScanReport:
         """Walk one sub-folder (root-relative) with the rules in force there, e.g. a folder moved into the workspace."""
         report = ScanReport()
         rules = self._rules_for(rel_folder, report)
         if rules is not None:
-            report.files.extend(self._walk(self.root / rel_folder, rel_folder, rules, report, visited=set()))
+            folder_class = ROOT_FOLDER
+            for part in rel_folder.split("/"):
+                folder_class = folder_class.inside(part)
+            walk = self._walk(
+                self.root / rel_folder, rel_folder, rules, folder_class, report, visited=set(), own_rules=True
+            )
+            report.files.extend(walk)
             report.files.sort(key=lambda f: f.path)
         return report
 
@@ -140,20 +147,26 @@ class WorkspaceScanner:
         except (ValueError, OSError):
             return None
 
-    def _accept(self, rel: str, abs_path: str, st: os.stat_result) -> SourceFile | Skip:
+    def _accept(
+        self, rel: str, abs_path: str, st: os.stat_result, folder: FolderClass | None = None, name: str | None = None
+    ) -> SourceFile | Skip:
+        """A listed entry as a SourceFile, or why not. A walk passes the entry's folder class and name, which a
+        single-path check works out from `rel`."""
         if stat.S_ISDIR(st.st_mode):
             return Skip(SkipReason.CHANGED_TYPE, "a folder, not a file")
         if not stat.S_ISREG(st.st_mode):
             return Skip(SkipReason.SPECIAL_FILE, kind_of_mode(st.st_mode))
         if st.st_size > self.max_file_size:
             return Skip(SkipReason.TOO_LARGE, f"{st.st_size} bytes > max_file_size {self.max_file_size}")
-        if path_suffix(rel).lower() in BINARY_SUFFIXES:
+        if name is None:
+            name = path_name(rel)
+        if _lower_suffix(name) in BINARY_SUFFIXES:
             return Skip(SkipReason.BINARY, "binary file type")
         return SourceFile(
             path=rel,
             abs_path=abs_path,
-            language=language_for_path(rel),
-            path_class=classify_path(rel),
+            language=_language_of_name(name),
+            path_class=classify_path(rel) if folder is None else classify_file(folder, name),
             size=st.st_size,
             mtime_ns=st.st_mtime_ns,
         )
@@ -163,12 +176,16 @@ class WorkspaceScanner:
         folder: Path,
         rel_folder: str,
         rules: IgnoreRules,
+        folder_class: FolderClass,
         report: ScanReport,
         *,
         visited: set[tuple[int, int]],
         ancestors: tuple[tuple[int, int], ...] = (),
+        own_rules: bool = False,
     ) -> Iterator[SourceFile]:
-        """The files under one folder. Anything wrong with the folder itself skips it alone; its entries one by one."""
+        """The files under one folder. Anything wrong with the folder itself skips it alone; its entries one by one.
+        `rules`: the parent's, to which this folder's own ignore files are added once it is listed (only the names the
+        listing holds are opened); `own_rules`: they already include them (the root, a folder walked alone)."""
         try:
             folder_stat = folder.stat()
         except OSError as exc:
@@ -197,6 +214,8 @@ class WorkspaceScanner:
         if rel_folder and any(e.name == VENV_MARKER for e in entries):
             report.skip(rel_folder, Skip(SkipReason.VIRTUALENV, f"holds {VENV_MARKER}"))
             return
+        if not own_rules:
+            rules = rules.child(folder, rel_folder, names=[e.name for e in entries])
         inside = (*ancestors, identity)
         for entry in entries:
             rel = f"{rel_folder}/{entry.name}" if rel_folder else entry.name
@@ -214,14 +233,15 @@ class WorkspaceScanner:
                 continue
             if is_dir:
                 child = Path(entry.path)
-                yield from self._walk(child, rel, rules.child(child, rel), report, visited=visited, ancestors=inside)
+                inner = folder_class.inside(entry.name)
+                yield from self._walk(child, rel, rules, inner, report, visited=visited, ancestors=inside)
                 continue
             try:
                 st = entry.stat(follow_symlinks=True)
             except OSError as exc:
                 report.skip(rel, skip_for_os_error(exc, broken_link=_is_symlink(entry)))
                 continue
-            accepted = self._accept(rel, entry.path, st)
+            accepted = self._accept(rel, entry.path, st, folder_class, entry.name)
             if isinstance(accepted, Skip):
                 report.skip(rel, accepted)
             else:
@@ -234,3 +254,13 @@ def _is_symlink(entry: os.DirEntry[str] | Path) -> bool:
         return entry.is_symlink()
     except OSError:
         return False
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _language_of_name(name: str) -> str | None:
+    """The grammar for a file name (a name decides it alone; names repeat across folders: `__init__.py`)."""
+    return language_for_path(name)
+
+
+def _lower_suffix(name: str) -> str:
+    return name_suffix(name).lower()
