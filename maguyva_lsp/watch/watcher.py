@@ -2,6 +2,13 @@
 
 A burst such as a `git checkout` of hundreds of files arrives as one batch: the batch is delivered once no event came
 for DEBOUNCE_SECONDS, or at the latest MAX_DELAY_SECONDS after its first event, so a never-ending trickle still lands.
+A batch of a few paths (an editor saving a file) goes after SMALL_BATCH_QUIET_SECONDS of quiet instead: a save is
+searchable sooner, and a burst that has only begun waits for the longer quiet once it passes SMALL_BATCH_PATHS.
+
+A folder's "modified" event that comes with an event for a file inside it is dropped: the platform adds one to every
+file created, written, moved or deleted (inotify: to each of those events), and a folder in a batch is scanned
+whole, so a save at the top of the workspace re-checked every file in it (the stdlib: 1-4 s per save). A folder
+modified with no event for anything inside it (a platform that reports only the folder) is still delivered.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.15
 MAX_DELAY_SECONDS = 1.0
+SMALL_BATCH_PATHS = 4
+SMALL_BATCH_QUIET_SECONDS = 0.04
 
 BatchCallback = Callable[[list[str]], None]
 # The events that can change a file. Reads (opened, closed without writing) are left out where the platform filters
@@ -61,11 +70,12 @@ class _Collector(FileSystemEventHandler):
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in ("opened", "closed_no_write"):
             return  # reads change nothing (where the platform does not filter them)
+        folder_modified = isinstance(event, DirModifiedEvent)
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             if raw:
                 path = os.fsdecode(raw)
                 if not _in_skipped_dir(path):
-                    self._watcher.add(path)
+                    self._watcher.add(path, folder_modified=folder_modified)
 
 
 def _in_skipped_dir(path: str) -> bool:
@@ -79,6 +89,10 @@ class FolderWatcher:
         self.root = root
         self._on_batch = on_batch
         self._pending: dict[str, None] = {}
+        # Folders pending only for a "modified" event of their own (dropped once a file inside them comes), and the
+        # folders whose files came lately, with when (their own "modified" events are then dropped).
+        self._modified_folders: set[str] = set()
+        self._parents_seen: dict[str, float] = {}
         self._first_event = 0.0
         self._last_event = 0.0
         self._lock = threading.Lock()
@@ -100,22 +114,45 @@ class FolderWatcher:
         self._flusher.start()
         return True
 
-    def add(self, path: str) -> None:
+    def add(self, path: str, *, folder_modified: bool = False) -> None:
+        """A path changed. `folder_modified`: a folder's own "modified" event, dropped when it only echoes an event
+        for a file inside it (before or after it)."""
         now = time.monotonic()
         with self._lock:
+            if folder_modified:
+                seen = self._parents_seen.get(path)
+                if seen is not None and now - seen <= MAX_DELAY_SECONDS:
+                    return
+            else:
+                parent = os.path.dirname(path)
+                self._parents_seen[parent] = now
+                if parent in self._modified_folders:
+                    self._modified_folders.discard(parent)
+                    self._pending.pop(parent, None)
             if not self._pending:
                 self._first_event = now
+            if folder_modified and path not in self._pending:
+                self._modified_folders.add(path)
+            elif not folder_modified:
+                self._modified_folders.discard(path)
             self._pending[path] = None
             self._last_event = now
         self._wake.set()
+
+    def _taken(self) -> list[str]:
+        """The pending paths, handed out (under the lock); folders seen long ago are forgotten."""
+        batch = list(self._pending)
+        self._pending.clear()
+        self._modified_folders.clear()
+        horizon = time.monotonic() - MAX_DELAY_SECONDS
+        self._parents_seen = {f: t for f, t in self._parents_seen.items() if t >= horizon}
+        return batch
 
     def take_pending(self) -> list[str]:
         """The paths changed but not yet delivered, now, without waiting for the debounce (a caller about to answer
         a question applies them first, so an edit just saved is seen by the very next question)."""
         with self._lock:
-            batch = list(self._pending)
-            self._pending.clear()
-        return batch
+            return self._taken()
 
     def _flush_loop(self) -> None:
         while not self._stopped.is_set():
@@ -129,16 +166,15 @@ class FolderWatcher:
                         self._wake.clear()
                         break
                     now = time.monotonic()
-                    quiet = now - self._last_event >= DEBOUNCE_SECONDS
+                    small = len(self._pending) <= SMALL_BATCH_PATHS
+                    debounce = SMALL_BATCH_QUIET_SECONDS if small else DEBOUNCE_SECONDS
+                    quiet = now - self._last_event >= debounce
                     overdue = now - self._first_event >= MAX_DELAY_SECONDS
                     if self._pending and (quiet or overdue):
-                        batch = list(self._pending)
-                        self._pending.clear()
+                        batch = self._taken()
                         self._wake.clear()
                         break
-                    wait = min(
-                        DEBOUNCE_SECONDS - (now - self._last_event), MAX_DELAY_SECONDS - (now - self._first_event)
-                    )
+                    wait = min(debounce - (now - self._last_event), MAX_DELAY_SECONDS - (now - self._first_event))
                 time.sleep(max(wait, 0.01))
             if batch is None:
                 continue

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from watchdog.events import FileSystemEvent
+from watchdog.events import DirModifiedEvent, FileModifiedEvent, FileSystemEvent
 
 from maguyva_lsp.watch import watcher as watcher_module
 from maguyva_lsp.watch.watcher import FolderWatcher
@@ -87,3 +87,35 @@ def test_reads_are_not_delivered_by_the_platform(tmp_path: Path, monkeypatch: py
             assert not {"opened", "closed_no_write"} & set(seen), seen
     finally:
         watcher.stop()
+
+
+def test_a_save_comes_without_its_folder(tmp_path: Path) -> None:
+    """The platform adds a "modified" event of the folder to each file event; the folder would be scanned whole (at
+    the top of the workspace: every file), so it is dropped when a file inside it came, before or after it."""
+    (tmp_path / "pkg").mkdir()
+    batches = Batches()
+    watcher = FolderWatcher(tmp_path, batches)
+    assert watcher.start()
+    try:
+        (tmp_path / "top.py").write_text("x = 1\n")
+        (tmp_path / "pkg" / "new.py").write_text("y = 2\n")
+        delivered = lambda: {p for b in batches.batches for p in b}  # noqa: E731
+        assert batches.wait_for(lambda: {str(tmp_path / "top.py"), str(tmp_path / "pkg" / "new.py")} <= delivered())
+        time.sleep(watcher_module.DEBOUNCE_SECONDS * 2)
+        assert str(tmp_path) not in delivered() and str(tmp_path / "pkg") not in delivered(), batches.batches
+    finally:
+        watcher.stop()
+
+
+def test_a_folder_modified_alone_is_delivered(tmp_path: Path) -> None:
+    """A folder reported modified with nothing inside it reported (a platform that says only "look at this folder")
+    still arrives, and is dropped again once a file inside it comes in the same batch."""
+    batches = Batches()
+    watcher = FolderWatcher(tmp_path, batches)
+    collector = watcher_module._Collector(watcher)
+    folder = tmp_path / "pkg"
+    collector.on_any_event(DirModifiedEvent(str(folder)))
+    assert watcher.take_pending() == [str(folder)]
+    collector.on_any_event(DirModifiedEvent(str(folder)))
+    collector.on_any_event(FileModifiedEvent(str(folder / "a.py")))
+    assert watcher.take_pending() == [str(folder / "a.py")]
