@@ -6,6 +6,7 @@ side (indexing.py) applies batches of changes, one writer at a time, while searc
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Iterable
 from pathlib import Path
@@ -45,6 +46,8 @@ INDEX_PARTS = (TextPart(), SymbolPart())
 # A process answering one request (the command line) waits for the embeddings of at most this many files; past
 # that it answers with what is ready and says the semantic part is partial (the server does the same at any size).
 ONE_SHOT_EMBED_FILES = 64
+# The URIs of this many files are kept: every search result carries its file's URI, and a few files answer most.
+URI_CACHE_FILES = 4096
 
 
 class Engine:
@@ -148,7 +151,7 @@ class Engine:
         return self.files.chunk_key(path, line)
 
     def uri(self, path: str) -> str:
-        return uri_from_path(self.root / path)
+        return _file_uri(self.root, path)
 
     # -- indexing (indexing.py)
 
@@ -322,3 +325,9 @@ class Engine:
         self.segments.commit_chains()  # what the semantic lane did last reaches the store
         self.semantic.close()
         self.segments.close()
+
+
+@functools.lru_cache(maxsize=URI_CACHE_FILES)
+def _file_uri(root: Path, path: str) -> str:
+    """The URI of a file below a root (percent-encoding a path costs more than a search result's other fields)."""
+    return uri_from_path(root / path)

@@ -181,6 +181,7 @@ class SearchPipeline:
                 modality=modality,
                 centrality_of=self._centrality_of,
                 path_class_of=self._context.path_class,
+                limit=limit,
             )
         results = tuple(self._result(r) for r in fused[:limit])
         elapsed_ms = (time.perf_counter() - started) * 1000.0

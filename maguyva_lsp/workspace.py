@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path, PurePath, PurePosixPath
 
 from maguyva_lsp.api.answers import (
@@ -134,8 +135,8 @@ class WorkspaceSet:
         waiting for its first index (status then says indexing). Raises InvalidRequestError, or UnavailableError."""
         answer: Answer
         if isinstance(request, SearchRequest):
-            answer = self.search(request)
-        elif isinstance(request, ImpactRequest):
+            return self.search(request, codec)  # each folder's spans put in the client's units where it knows the file
+        if isinstance(request, ImpactRequest):
             answer = self.impact(request, codec)
         elif isinstance(request, DefinitionRequest):
             answer = self.definition(request, codec)
@@ -151,26 +152,26 @@ class WorkspaceSet:
             return answer
         return answer.map_spans(lambda uri, span: self._client_span(codec, uri, span))
 
-    def search(self, request: SearchRequest) -> SearchResponse:
-        """One `maguyva/search` answer over every root: each engine's results merged by fused score."""
+    def search(self, request: SearchRequest, codec: ColumnCodec = CODE_POINT_COLUMNS) -> SearchResponse:
+        """One `maguyva/search` answer over every root: each engine's results (their spans in `codec`'s units, read
+        from the lines of the engine that found them) merged by fused score."""
         limit = request.limit if request.limit is not None else self.settings.limit
         responses: list[SearchResponse] = []
         for engine in self._open_engines():
             try:
-                responses.append(
-                    engine.search(
-                        request.query,
-                        request.preset,
-                        limit,
-                        request.explain,
-                        regex=request.regex,
-                        case_sensitive=request.case_sensitive,
-                    )
+                response = engine.search(
+                    request.query,
+                    request.preset,
+                    limit,
+                    request.explain,
+                    regex=request.regex,
+                    case_sensitive=request.case_sensitive,
                 )
             except RuntimeError:
                 if engine.closed:
                     continue  # its folder was dropped while this search ran
                 raise
+            responses.append(_in_client_units(engine, response, codec))
         if not responses:
             raise UnavailableError(NO_FOLDER)
         return merge_search(responses, limit)
@@ -281,6 +282,14 @@ class WorkspaceSet:
             self._engines.clear()
         for engine in engines:
             engine.close()
+
+
+def _in_client_units(engine: Engine, response: SearchResponse, codec: ColumnCodec) -> SearchResponse:
+    """One engine's search answer with its spans in `codec`'s units, from that engine's lines (no lookup by URI)."""
+    if codec.encoding == CODE_POINTS or not response.results:
+        return response
+    paths = {r.uri: r.path for r in response.results}
+    return response.map_spans(lambda uri, span: codec.span_to_client(partial(engine.line_text, paths[uri]), span))
 
 
 def _locations(engine: Engine, found: Sequence[tuple[str, Span]], note: str | None = None) -> LocationsAnswer:

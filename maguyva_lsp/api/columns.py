@@ -37,9 +37,13 @@ class ColumnCodec:
         """A span of the engine in the client's units (line texts as the index holds them)."""
         if self.encoding == CODE_POINTS:
             return span
+        first = line_text(span.start_line)
+        last = first if span.end_line == span.start_line else line_text(span.end_line)
+        if first.isascii() and last.isascii():
+            return span
         return Span(
             span.start_line,
-            self.to_client(line_text(span.start_line), span.start_col),
+            self.to_client(first, span.start_col),
             span.end_line,
-            self.to_client(line_text(span.end_line), span.end_col),
+            self.to_client(last, span.end_col),
         )

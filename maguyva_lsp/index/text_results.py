@@ -22,14 +22,11 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Set
+from dataclasses import dataclass, field
 
-import numpy as np
-
-from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.text_match import Deadline, Matcher, Span
-from maguyva_lsp.index.text_views import PATH_CLASS_RANK, FileView, decode
+from maguyva_lsp.index.text_views import PATH_CLASS_RANK, ChunkSymbols, FileView, decode
 from maguyva_lsp.index.trigram import TextDocument
 from maguyva_lsp.model import Hit, MatchCounts
 from maguyva_lsp.model import Span as LineSpan
@@ -58,6 +55,8 @@ class TextMatches:
     truncated: bool = False
     unread: int = 0
     matched_ids: frozenset[int] = frozenset()  # the documents known to hold a match
+    # Where the hits are: document id → the byte offsets where they start (`run_matcher`'s `shown` of a next search).
+    starts: Mapping[int, frozenset[int]] = field(default_factory=dict)
 
     @property
     def counts(self) -> MatchCounts:
@@ -93,26 +92,9 @@ def line_snippet(text: str, line: int) -> str:
     return _snippet(text, start, end, start)
 
 
-def _chunk_symbol(core: CoreColumns, local: int, line: int) -> tuple[str | None, str | None]:
-    """The innermost chunk of a named definition that holds the line, read from the chunk columns."""
-    c0, c1 = core.chunk_rows(local)
-    if c0 == c1:
-        return None, None
-    a = core.arrays
-    starts = np.asarray(a["chunk.start"][c0:c1])
-    ends = np.asarray(a["chunk.end"][c0:c1])
-    symbols = np.asarray(a["chunk.symbol"][c0:c1])
-    inside = np.flatnonzero((symbols >= 0) & (starts <= line) & (ends >= line))
-    if not inside.size:
-        return None, None
-    widths = ends[inside] - starts[inside]
-    best = int(inside[int(np.argmin(widths))]) + c0  # the first of the narrowest, as a scan in row order finds it
-    return core.pool_string(int(a["chunk.symbol"][best])), core.pool_string(int(a["chunk.kind"][best]))
-
-
 def enclosing_symbol(doc: TextDocument, line: int) -> tuple[str | None, str | None]:
     """The innermost chunk of a named definition that holds the line."""
-    return _chunk_symbol(doc.core, doc.local, line)
+    return ChunkSymbols(doc.core, doc.local).at(line)
 
 
 def _hit(view: FileView, span: Span, file_matches: int, kind: str, rank: int) -> Hit:
@@ -120,14 +102,20 @@ def _hit(view: FileView, span: Span, file_matches: int, kind: str, rank: int) ->
     definition. Only the match's lines are decoded."""
     start, end = span
     line, line_start, line_end = view.line_of(start)
-    text = decode(view.bytes_at(line_start, max(line_end, end)))
-    column = len(decode(view.bytes_at(line_start, start)))
-    matched = decode(view.bytes_at(start, end))
+    raw = view.bytes_at(line_start, max(line_end, end))
+    if raw.isascii():  # columns are byte offsets
+        text = raw.decode("ascii")
+        column = start - line_start
+        matched = text[column : end - line_start]
+    else:
+        text = decode(raw)
+        column = len(decode(raw[: start - line_start]))
+        matched = decode(raw[start - line_start : end - line_start])
     newlines = matched.count("\n")
     end_col = len(matched) - matched.rfind("\n") - 1 if newlines else column + len(matched)
     own_line_end = text.find("\n")
     own_line_end = len(text) if own_line_end < 0 else own_line_end
-    symbol, symbol_kind = _chunk_symbol(view.core, view.local, line)
+    symbol, symbol_kind = view.chunk_symbols().at(line)
     return Hit(
         path=view.path,
         span=LineSpan(line, column, line + newlines, end_col),
@@ -208,13 +196,16 @@ def run_matcher(
     max_chars: int | None = None,
     scan_reason: str = "",
     known: frozenset[int] = frozenset(),
+    shown: Mapping[int, Set[int]] | None = None,
 ) -> TextMatches:
     """Rank the candidate files and return the hits of the top `limit`, reading each file only as far as needed.
 
     `views` come in reading order (`candidate_views`: best path class first). `max_chars` bounds how many bytes an
     unnarrowed scan reads (`scan_reason` says why the scan happened). `limit` 0 only counts: each file is read to its
     first match, and the documents in `known` (already known to match) are not read at all; they count as matched
-    files, their matches are the caller's to add.
+    files, their matches are the caller's to add. `shown`: matches another search of the same snapshot already
+    answers with (document id → byte offsets where they start): they keep their places in the ranking, but no hit is
+    made of them (the caller has them).
     """
     top = _Top(limit)
     chosen: dict[int, FileView] = {}  # the views of the files that entered the top
@@ -260,7 +251,7 @@ def run_matcher(
         if max_chars is not None and scan_reason:
             notes.append(f"scanned all {len(views)} files{scan_reason}")
     ranked = [(chosen[key[3]], key[2]) for key in top.keys]
-    hits = _round_robin(ranked, matcher, limit, deadline)
+    hits, starts = _round_robin(ranked, matcher, limit, deadline, shown or {})
     return TextMatches(
         hits=tuple(hits),
         files_matched=len(matched),
@@ -271,6 +262,7 @@ def run_matcher(
         truncated=truncated,
         unread=unread,
         matched_ids=frozenset(matched),
+        starts=starts,
     )
 
 
@@ -284,18 +276,31 @@ def _ordered(view: FileView, matcher: Matcher, deadline: Deadline) -> Iterator[S
     return itertools.chain(better, others)
 
 
-def _round_robin(ranked: list[tuple[FileView, int]], matcher: Matcher, limit: int, deadline: Deadline) -> list[Hit]:
+def _round_robin(
+    ranked: list[tuple[FileView, int]],
+    matcher: Matcher,
+    limit: int,
+    deadline: Deadline,
+    shown: Mapping[int, Set[int]],
+) -> tuple[list[Hit], dict[int, frozenset[int]]]:
+    """The first `limit` matches taking one of each file in turn (best files first), as hits (but those in `shown`,
+    which count as taken), and where the hits start (document id → byte offsets)."""
     hits: list[Hit] = []
+    starts: dict[int, set[int]] = {}
+    taken = 0
     active = [(view, count, _ordered(view, matcher, deadline)) for view, count in ranked]
-    while active and len(hits) < limit:
+    while active and taken < limit:
         still = []
         for view, count, spans in active:
             span = next(spans, None)
             if span is None:
                 continue
-            hits.append(_hit(view, span, count, matcher.description, len(hits)))
+            if span[0] not in shown.get(view.doc_id, ()):
+                hits.append(_hit(view, span, count, matcher.description, taken))
+                starts.setdefault(view.doc_id, set()).add(span[0])
+            taken += 1
             still.append((view, count, spans))
-            if len(hits) >= limit:
+            if taken >= limit:
                 break
         active = still
-    return hits
+    return hits, {doc: frozenset(found) for doc, found in starts.items()}

@@ -6,6 +6,7 @@ for the matchers that need characters (regular expressions, case folding beyond 
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 import string
@@ -44,12 +45,57 @@ def decode(data: bytes) -> str:
     return data.decode(ENCODING, ENCODING_ERRORS)
 
 
+class ChunkSymbols:
+    """The named chunks of one file (definitions: `chunk.symbol` set), read from its chunk columns once, to name the
+    innermost one holding a line: each hit of a file asks, and a file shows up to `limit` hits."""
+
+    __slots__ = ("_core", "_disjoint", "_ends", "_named", "_rows", "_starts")
+
+    def __init__(self, core: CoreColumns, local: int) -> None:
+        c0, c1 = core.chunk_rows(local)
+        a = core.arrays
+        named = np.flatnonzero(np.asarray(a["chunk.symbol"][c0:c1]) >= 0)
+        starts = np.asarray(a["chunk.start"][c0:c1])[named].astype(np.int64)
+        ends = np.asarray(a["chunk.end"][c0:c1])[named].astype(np.int64)
+        self._core = core
+        self._rows: list[int] = (named + c0).tolist()
+        self._starts: list[int] = starts.tolist()
+        self._ends: list[int] = ends.tolist()
+        # The chunker's chunks never overlap and come in line order: then at most one holds a line, found by bisection.
+        self._disjoint = bool(np.all(starts <= ends)) and bool(np.all(ends[:-1] < starts[1:]))
+        self._named: dict[int, tuple[str | None, str | None]] = {}
+
+    def row_at(self, line: int) -> int | None:
+        """The chunk row of the narrowest named chunk holding the line (the first of them in row order), if any."""
+        if self._disjoint:
+            i = bisect.bisect_right(self._starts, line) - 1
+            return self._rows[i] if i >= 0 and self._ends[i] >= line else None
+        best: int | None = None
+        width = 0
+        for row, start, end in zip(self._rows, self._starts, self._ends, strict=True):
+            if start <= line <= end and (best is None or end - start < width):
+                best, width = row, end - start
+        return best
+
+    def at(self, line: int) -> tuple[str | None, str | None]:
+        """(symbol, kind) of the innermost named chunk holding the line; (None, None) outside every definition."""
+        row = self.row_at(line)
+        if row is None:
+            return None, None
+        named = self._named.get(row)
+        if named is None:
+            core = self._core
+            symbol, kind = int(core.arrays["chunk.symbol"][row]), int(core.arrays["chunk.kind"][row])
+            named = self._named[row] = (core.pool_string(symbol), core.pool_string(kind))
+        return named
+
+
 class FileView:
     """One candidate file of one search: where its bytes are, its rank facts, and (on demand) its path and text."""
 
     __slots__ = (
-        "_lowered", "_path", "_starts", "_text", "blob", "class_rank", "core", "doc_id", "end", "folding", "local",
-        "path_rank", "shared", "spans", "start",
+        "_chunks", "_data", "_lowered", "_path", "_starts", "_text", "blob", "class_rank", "core", "doc_id", "end",
+        "folding", "local", "path_rank", "shared", "spans", "start",
     )  # fmt: skip
 
     def __init__(
@@ -69,7 +115,9 @@ class FileView:
         self._path: str | None = None
         self._text: str | None = None
         self._starts: npt.NDArray[np.uint32] | None = None
+        self._data: bytes | None = None
         self._lowered: bytes | None = None
+        self._chunks: ChunkSymbols | None = None
         # Every match of the search, in text order, once a ranking step needed them all (text_results.py).
         self.spans: list[tuple[int, int]] | None = None
 
@@ -94,10 +142,17 @@ class FileView:
             self._text = decode(self.blob[self.start : self.end].tobytes())
         return self._text
 
+    def data(self) -> bytes:
+        """The file's bytes, copied out of the segment once (bytes.find and count search a copy at memory speed; the
+        count, the matches and the hits of a file then read the same copy)."""
+        if self._data is None:
+            self._data = self.blob[self.start : self.end].tobytes()
+        return self._data
+
     def lowered(self) -> bytes:
         """The file's bytes with ASCII letters lower-cased (same length, same offsets), made once."""
         if self._lowered is None:
-            self._lowered = self.bytes_at(0, self.size).lower()
+            self._lowered = self.data().lower()
         return self._lowered
 
     def folded(self) -> bytes:
@@ -116,13 +171,16 @@ class FileView:
         return done
 
     def release(self) -> None:
-        """Forget the decoded text and the lower-cased copy (a file the search is done with)."""
+        """Forget the copies of the file's text (a file the search is done with)."""
         self._text = None
+        self._data = None
         self._lowered = None
         self.spans = None
 
     def bytes_at(self, start: int, end: int) -> bytes:
         """Bytes [start, end) of the file (offsets relative to the file)."""
+        if self._data is not None:
+            return self._data[start:end]
         return self.blob[self.start + start : self.start + end].tobytes()
 
     def line_starts(self) -> npt.NDArray[np.uint32]:
@@ -130,6 +188,12 @@ class FileView:
         if self._starts is None:
             self._starts = self.core.line_starts(self.local)
         return self._starts
+
+    def chunk_symbols(self) -> ChunkSymbols:
+        """The file's named chunks (read once: every hit of the file asks which one holds its line)."""
+        if self._chunks is None:
+            self._chunks = ChunkSymbols(self.core, self.local)
+        return self._chunks
 
     def line_of(self, offset: int) -> tuple[int, int, int]:
         """(0-based line, its start, its end before the newline) of a byte offset."""

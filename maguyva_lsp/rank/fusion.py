@@ -166,14 +166,16 @@ def rank_single(
     modality: Modality,
     centrality_of: Callable[[Hit], float] = _zero_centrality,
     path_class_of: Callable[[str], PathClass] = _source_class,
+    limit: int | None = None,
 ) -> list[FusedResult]:
     """The single-retriever routes (direct, semantic-only: SPEC §5, fusion skipped): the retriever's own order and
     all its hits are kept — each scored weight / (k + rank + 1) × demotion, with no centrality boost and no per-file
     dedup, since those exist to merge several lists. Only a repeated location (same path and line) is dropped.
 
-    The centrality is still looked up, for `explain`."""
+    The centrality is still looked up, for `explain`: of the first `limit` results (None: all), the ones an answer
+    shows (it changes no score, and a literal's hits past the answer's end would each cost a graph lookup)."""
     seen: set[tuple[str, int]] = set()
-    out: list[FusedResult] = []
+    scored: list[tuple[float, Hit, ModalityRank, float, PathClass]] = []
     for rank, hit in enumerate(hits):
         where = (hit.path, hit.span.start_line)
         if where in seen:
@@ -182,11 +184,19 @@ def rank_single(
         part = ModalityRank(rank, rrf_contribution(weight, k, rank))
         path_class = path_class_of(hit.path)
         factor = demotion(path_class)
-        key = default_key(hit)
-        out.append(
-            FusedResult(
-                key, hit, part.contribution * factor, {modality: part}, centrality_of(hit), 1.0, factor, path_class
-            )
+        scored.append((part.contribution * factor, hit, part, factor, path_class))
+    scored.sort(key=lambda r: -r[0])  # stable: demotion moves vendored hits down, nothing else reorders
+    shown = len(scored) if limit is None else limit
+    return [
+        FusedResult(
+            default_key(hit),
+            hit,
+            score,
+            {modality: part},
+            centrality_of(hit) if place < shown else 0.0,
+            1.0,
+            factor,
+            path_class,
         )
-    out.sort(key=lambda r: -r.score)  # stable: demotion moves vendored hits down, nothing else reorders
-    return out
+        for place, (score, hit, part, factor, path_class) in enumerate(scored)
+    ]

@@ -5,6 +5,7 @@ losing a match that grep would find), and BM25 over chunks for natural-language 
 from __future__ import annotations
 
 import builtins
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
 import numpy as np
@@ -288,11 +289,12 @@ class TextRetriever:
         who types `"Content-Type"` wants that spelling before `content-type`. When the exact case fills the list, the
         other casings only add to the counts: they are looked for (to a first match) in the files the exact case is
         not in."""
-        exact = self.find_literal(text, case_sensitive=True, limit=limit)
+        state = self._state  # both searches read one snapshot: a match is the same place in either
+        exact = self._literal(text, case_sensitive=True, limit=limit, state=state)
         if not _has_case(text):  # no letter: ignoring case finds the very same matches
             return self._with_note(list(exact.hits), exact, exact.counts)
         if len(exact.hits) >= limit and exact.complete:
-            others = self._literal(text, case_sensitive=False, limit=0, known=exact.matched_ids)
+            others = self._literal(text, case_sensitive=False, limit=0, known=exact.matched_ids, state=state)
             counts = MatchCounts(
                 matches=exact.total_matches + others.total_matches,
                 files=others.files_matched,
@@ -300,11 +302,11 @@ class TextRetriever:
                 files_unread=others.unread,
             )
             return self._with_note(list(exact.hits), others if others.note else exact, counts)
-        loose = self.find_literal(text, case_sensitive=False, limit=limit)
+        # The exact case's matches keep their places in the case-insensitive ranking, but are not made hits again.
+        loose = self._literal(text, case_sensitive=False, limit=limit, shown=exact.starts, state=state)
         if not exact.hits and not loose.hits and not (exact.complete and loose.complete):
             raise RetrieverError(f"no match found, but the search was cut short: {loose.note or exact.note}")
-        seen = {(h.path, h.span.start_line, h.span.start_col) for h in exact.hits}
-        merged = list(exact.hits) + [h for h in loose.hits if (h.path, h.span.start_line, h.span.start_col) not in seen]
+        merged = list(exact.hits) + list(loose.hits)
         return self._with_note(merged[:limit], loose if loose.note else exact, loose.counts)
 
     @staticmethod
@@ -323,9 +325,17 @@ class TextRetriever:
         return self._literal(text, case_sensitive=case_sensitive, limit=limit)
 
     def _literal(
-        self, text: str, *, case_sensitive: bool, limit: int, known: frozenset[int] = frozenset()
+        self,
+        text: str,
+        *,
+        case_sensitive: bool,
+        limit: int,
+        known: frozenset[int] = frozenset(),
+        shown: Mapping[int, Set[int]] | None = None,
+        state: _Snapshot | None = None,
     ) -> TextMatches:
-        """find_literal; a `limit` of 0 only counts (see run_matcher), skipping the documents in `known`."""
+        """find_literal; a `limit` of 0 only counts (see run_matcher), skipping the documents in `known`; no hits
+        made of the matches in `shown`; over `state` (default: the current snapshot)."""
         _check_length("a literal", text)
         if not text:
             return _NO_MATCHES
@@ -345,6 +355,8 @@ class TextRetriever:
             scan_cap=LITERAL_SCAN_MAX_CHARS,
             reason=reason,
             known=known,
+            shown=shown,
+            state=state,
         )
 
     def find_regex(self, pattern: str, *, case_sensitive: bool = True, limit: int = DEFAULT_LIMIT) -> TextMatches:
@@ -428,16 +440,20 @@ class TextRetriever:
         scan_cap: int,
         reason: str,
         known: frozenset[int] = frozenset(),
+        shown: Mapping[int, Set[int]] | None = None,
+        state: _Snapshot | None = None,
     ) -> TextMatches:
-        state = self._state
+        state = state or self._state
         ids = state.trigrams.candidates(query, ignore_case=ignore_case)
         if ids is not None and known:  # files already known to match are not read again: no view made for them
             ids = np.setdiff1d(ids, np.fromiter(known, dtype=np.uint32, count=len(known)), assume_unique=True)
         deadline = Deadline(VERIFY_TIME_BUDGET_S)
         views = candidate_views(state.trigrams, ids, state.paths, seed=limit)
         if ids is None:
-            return run_matcher(views, matcher, limit, deadline, max_chars=scan_cap, scan_reason=reason, known=known)
-        return run_matcher(views, matcher, limit, deadline, known=known)
+            return run_matcher(
+                views, matcher, limit, deadline, max_chars=scan_cap, scan_reason=reason, known=known, shown=shown
+            )
+        return run_matcher(views, matcher, limit, deadline, known=known, shown=shown)
 
 
 def _has_case(text: str) -> bool:

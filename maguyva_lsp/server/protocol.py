@@ -17,7 +17,7 @@ from cattrs import transform_error
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.json_rpc import JsonRPCRequestMessage
+from pygls.protocol.json_rpc import JsonRPCRequestMessage, JsonRPCResponseMessage
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +84,14 @@ class MaguyvaProtocol(LanguageServerProtocol):
                 self._refuse(msg_id, INVALID_REQUEST, f"{method} after shutdown: the server is shutting down")
                 return
         super().handle_message(message)
+
+    def _serialize_message(self, data: Any) -> Any:
+        """A reply whose result is plain JSON (every answer of the contract: `to_json()`) goes to json.dumps as it is:
+        pygls would copy the whole result through cattrs first (the same values, one Python call per value of a
+        search answer's results). Anything else as pygls serializes it."""
+        if type(data) is JsonRPCResponseMessage and type(data.result) in (dict, list):
+            return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
+        return super()._serialize_message(data)
 
     def _send_handler_result(self, future: Future[Any], *, msg_id: Any) -> None:
         """A request the contract refused is answered with its error, logged in one line (pygls would log a

@@ -184,3 +184,30 @@ def test_single_route_keeps_the_retrievers_order_and_every_hit() -> None:
     assert [r.score for r in ranked] == [0.6 / 41, 0.6 / 42, 0.6 / 44, 0.6 / 43 * 0.5]
     assert all(r.boost == 1.0 for r in ranked)
     assert ranked[0].centrality == 1e6  # still shown by explain
+
+
+def test_single_route_looks_up_the_centrality_of_the_shown_results_only() -> None:
+    from maguyva_lsp.model import Hit, PathClass, Span
+    from maguyva_lsp.rank.fusion import rank_single
+
+    hits = [Hit(f"src/m{i}.py", Span(i, 0, i, 5), 1.0, symbol="f") for i in range(6)]
+    hits.insert(0, Hit("vendor/v.py", Span(0, 0, 0, 5), 1.0, symbol="g"))  # demoted below the rest
+    asked: list[str] = []
+
+    def centrality(hit: Hit) -> float:
+        asked.append(hit.path)
+        return 2.0
+
+    ranked = rank_single(
+        hits,
+        1.0,
+        40,
+        modality="text",
+        centrality_of=centrality,
+        path_class_of=lambda p: PathClass.VENDOR if p.startswith("vendor/") else PathClass.SOURCE,
+        limit=3,
+    )
+    everything = rank_single(hits, 1.0, 40, modality="text", path_class_of=lambda p: PathClass.SOURCE)
+    assert asked == ["src/m0.py", "src/m1.py", "src/m2.py"]  # the first three after the demotion, once each
+    assert [r.centrality for r in ranked] == [2.0, 2.0, 2.0, 0.0, 0.0, 0.0, 0.0]
+    assert len(everything) == len(ranked) == 7

@@ -135,3 +135,54 @@ def test_a_qualified_use_question_takes_the_whole_name_where_it_is_written(tmp_p
     got = [(h.path, h.span.start_line) for h in hits]
     assert got == [("a_files.py", 1), ("b_sockets.py", 3), ("c_use.py", 1), ("b_sockets.py", 4)]
     assert hits[0].detail["match"] == "identifier, files with FileListener first"
+
+
+CASES_TREE = {
+    "a_lower.py": "def setup():\n    h = {'content-type': 'x'}\n    return h['content-type']\n",
+    "b_mixed.py": (
+        "class Headers:\n    KEY = 'Content-Type'\n\n"
+        "    def get(self):\n        return 'CONTENT-TYPE', 'Content-Type'\n"
+        "\n\ndef other():\n    return 'content-TYPE' + 'Content-Types'\n"
+    ),
+    "c_exact.py": "TYPE = 'Content-Type'\n" * 3,
+    "tests/test_headers.py": "def test_it():\n    assert 'Content-Type' != 'content-type'\n",
+}
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 5, 8, 13, 60])
+def test_a_quoted_literal_is_its_exact_case_hits_then_the_other_casings_in_their_order(
+    tmp_path: Path, limit: int
+) -> None:
+    """The merged list, made without hits for the exact case's places in the second search, is what merging the two
+    whole searches gives: the exact case's hits, then those of the case-insensitive search at other places."""
+    write_tree(tmp_path, CASES_TREE)
+    retriever = build(tmp_path)
+    got = retriever.search(ask(Intent.EXACT_MATCH, "Content-Type", '"Content-Type"', literal=True), limit)
+    exact = retriever.find_literal("Content-Type", case_sensitive=True, limit=limit)
+    loose = retriever.find_literal("Content-Type", case_sensitive=False, limit=limit)
+    if len(exact.hits) >= limit:
+        expected = list(exact.hits)
+    else:
+        seen = {(h.path, h.span.start_line, h.span.start_col) for h in exact.hits}
+        expected = [*exact.hits, *(h for h in loose.hits if (h.path, h.span.start_line, h.span.start_col) not in seen)]
+    assert [(h.path, h.span, h.symbol, h.kind, h.snippet, h.detail) for h in got] == [
+        (h.path, h.span, h.symbol, h.kind, h.snippet, h.detail) for h in expected[:limit]
+    ]
+    assert len(got) == min(limit, 12)  # every place once: 7 in the exact case (`Content-Types` too), 5 in others
+
+
+def test_a_hit_is_named_by_the_innermost_definition_chunk_holding_its_line(retriever: TextRetriever) -> None:
+    """`enclosing_symbol` (read from the chunk columns, by bisection over a file's disjoint chunks) against every
+    line of every file, and the chunks the index holds."""
+    from maguyva_lsp.index.text_results import enclosing_symbol
+
+    docs = list(retriever._state.trigrams.docs.values())
+    named = 0
+    for doc in docs:
+        chunks = [c for c in doc.chunks if c.symbol is not None]
+        for line in range(doc.text.count("\n") + 2):
+            holding = [c for c in chunks if c.start_line <= line <= c.end_line]
+            best = min(holding, key=lambda c: c.end_line - c.start_line, default=None)
+            assert enclosing_symbol(doc, line) == ((best.symbol, best.kind) if best else (None, None)), (doc.path, line)
+            named += best is not None
+    assert len(docs) > 5 and named > 20

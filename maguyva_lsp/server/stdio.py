@@ -1,0 +1,95 @@
+"""The language server's stdio transport: one thread reads whole messages, the event loop handles them.
+
+pygls' own stdio reader asks a worker thread for every header line and for the body (`run_in_executor` three times
+per message): each message then costs six thread wake-ups before its handler starts, each a trip through the
+scheduler, which on a loaded machine is most of a fast request's round trip. Here one thread blocks on stdin, reads
+a message whole (headers, then the Content-Length bytes of its body) and hands it to the event loop: two wake-ups.
+What happens to a message then is pygls' own: parsed with the protocol's `structure_message`, handled by
+`handle_message`, in order. Framing as pygls reads it: header lines up to an empty one; a body only after a
+`Content-Length` header; other headers ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import threading
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import JsonRPCProtocol
+
+log = logging.getLogger(__name__)
+
+CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
+
+
+def read_message(stream: BinaryIO) -> tuple[bytes | None, bool]:
+    """The body of the next message (None when its headers named no length), and whether the stream goes on."""
+    length = 0
+    while True:
+        header = stream.readline()
+        if not header:
+            return None, False
+        if not length and (found := CONTENT_LENGTH.fullmatch(header)) is not None:
+            length = int(found.group(1))
+        if not header.strip():
+            break
+    if not length:
+        return None, True
+    body = stream.read(length)
+    return body or None, len(body) == length
+
+
+class StdinMessages:
+    """Whole messages from a binary stream, read by a daemon thread, delivered in order on the event loop."""
+
+    def __init__(self, stream: BinaryIO, loop: asyncio.AbstractEventLoop) -> None:
+        self._stream = stream
+        self._loop = loop
+        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._thread = threading.Thread(target=self._read, name="maguyva-stdin", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _read(self) -> None:
+        more = True
+        try:
+            while more:
+                body, more = read_message(self._stream)
+                if body is not None:
+                    self._loop.call_soon_threadsafe(self._queue.put_nowait, body)
+        except (OSError, ValueError) as exc:  # stdin closed under us
+            log.debug("stdin reader stopped: %s", exc)
+        except RuntimeError:  # the loop closed first (the server is shutting down)
+            return
+        with contextlib.suppress(RuntimeError):  # the same
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, None)
+
+    async def next(self) -> bytes | None:
+        """The next message's body; None once the stream has ended."""
+        return await self._queue.get()
+
+
+async def serve_messages(
+    messages: StdinMessages,
+    protocol: JsonRPCProtocol,
+    stop: threading.Event,
+    report_error: Callable[[Exception, type[JsonRpcException]], Any],
+) -> None:
+    """Handle each message as pygls' `run_async` does, until the stream ends or the server stops."""
+    messages.start()
+    while not stop.is_set():
+        body = await messages.next()
+        if body is None:
+            break
+        try:
+            protocol.handle_message(json.loads(body, object_hook=protocol.structure_message))
+        except Exception as exc:
+            log.exception("Unable to handle message")
+            report_error(exc, JsonRpcException)
