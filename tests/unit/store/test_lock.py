@@ -1,4 +1,8 @@
-"""The cross-platform writer lock (store/lock.py) between real processes: exclusion, waiting, release on death."""
+"""The cross-platform writer lock (store/lock.py) between real processes: exclusion, waiting, release on death.
+
+Every test runs with both ways of taking the lock in this process: flock through the standard library (POSIX's
+default) and the filelock package (the default elsewhere); the other process always uses the default, so the two
+also exclude each other."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from maguyva_lsp.index.segment_set import Segments
+from maguyva_lsp.store import lock as lock_module
 from maguyva_lsp.store.lock import ExclusiveLock, LockUnavailableError
 from maguyva_lsp.store.segment_store import LOCK_NAME, SegmentStore
 
@@ -25,6 +30,12 @@ lock.release()
 print("released", flush=True)
 sys.stdin.readline()
 """
+
+
+@pytest.fixture(autouse=True, params=[False, True], ids=["flock", "filelock"])
+def lock_backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    monkeypatch.setattr(lock_module, "USE_FILELOCK", request.param)
+    return bool(request.param)
 
 
 def start_holder(path: Path) -> subprocess.Popen[str]:
