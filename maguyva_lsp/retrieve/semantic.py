@@ -400,7 +400,7 @@ class VectorChain:
         keys = retriever._keys
         keys.stored()  # the previous export was committed (or undone by export_failed)
         export = retriever.store.export()
-        keys.exporting(set().union(*(_row_hashes(arrays) for arrays, _ in export.containers)))
+        keys.exporting([arrays for arrays, _ in export.containers])
         return export
 
     def export_failed(self) -> None:
@@ -428,9 +428,13 @@ class _CacheKeys:
         with self._lock:
             self._fresh.update(keys)
 
-    def exporting(self, held: set[bytes]) -> None:
+    def exporting(self, containers: Sequence[Mapping[str, object]]) -> None:
+        """The keys of fresh rows among these containers' (no work when nothing fresh waits: a warm process)."""
         with self._lock:
-            self._exported = self._fresh & held
+            fresh = set(self._fresh)
+        held = set().union(*(_row_hashes(arrays) for arrays in containers)) if fresh and containers else set()
+        with self._lock:
+            self._exported = fresh & held
 
     def export_failed(self) -> None:
         with self._lock:

@@ -234,15 +234,30 @@ class EmbeddingCache:
             try:
                 with self._conn:
                     self._conn.execute("BEGIN IMMEDIATE")
-                    before = self._conn.total_changes
-                    self._conn.executemany(
-                        "DELETE FROM embeddings WHERE model = ? AND dimension = ? AND text_hash = ?",
-                        [(model, dimension, key) for key in keys],
-                    )
-                    self._rows -= self._conn.total_changes - before
+                    self._delete_locked(model, dimension, keys)
+                self._rows = int(self._conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
                 self._compact_locked()
             except sqlite3.Error as exc:
                 self._recover(exc)
+
+    def _delete_locked(self, model: str, dimension: int, keys: Collection[bytes]) -> None:
+        """Row by row for a few keys; for most of the table, empty it (SQLite's truncation: no per-row work) and put
+        back the rows to keep: a cold build's whole cache leaves this way once committed."""
+        assert self._conn is not None
+        if len(keys) * 2 < self._rows:
+            self._conn.executemany(
+                "DELETE FROM embeddings WHERE model = ? AND dimension = ? AND text_hash = ?",
+                [(model, dimension, key) for key in keys],
+            )
+            return
+        dropped = keys if isinstance(keys, (set, frozenset)) else set(keys)
+        kept = [
+            row
+            for row in self._conn.execute("SELECT * FROM embeddings")
+            if not (row[0] == model and row[1] == dimension and bytes(row[2]) in dropped)
+        ]
+        self._conn.execute("DELETE FROM embeddings")
+        self._conn.executemany("INSERT INTO embeddings VALUES (?, ?, ?, ?, ?, ?)", kept)
 
     def _compact_locked(self) -> None:
         assert self._conn is not None

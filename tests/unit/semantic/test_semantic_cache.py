@@ -182,3 +182,26 @@ def test_a_read_only_cache_answers_but_is_never_deleted(tmp_path: Path, caplog: 
     assert "unavailable for this batch" in caplog.text
     assert set(reader.get("m", DIM, keys)) == {keys[0]}
     assert path.exists()
+
+
+@pytest.mark.parametrize("dropped", [1, 150, 299, 300])
+def test_delete_keeps_exactly_the_other_rows_and_gives_the_space_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dropped: int
+) -> None:
+    monkeypatch.setattr(embedding_cache, "COMPACT_MIN_FREE_PAGES", 4)
+    keys = [text_hash(f"text {i}") for i in range(300)]
+    cache = EmbeddingCache(tmp_path / CACHE_FILE)
+    cache.put("m", DIM, keys, _embeddings(300, 2))
+    cache.put("other", DIM, keys[:10], _embeddings(10, 3))  # another model's rows with the same keys stay
+    full = sum(f.stat().st_size for f in tmp_path.glob(f"{CACHE_FILE}*"))  # the rows may sit in the WAL yet
+    cache.delete("m", DIM, {*keys[:dropped], text_hash("never cached")})
+    assert len(cache) == 300 - dropped + 10
+    assert cache.keys("m", DIM) == set(keys[dropped:]) and cache.keys("other", DIM) == set(keys[:10])
+    kept = cache.get("m", DIM, keys)
+    assert set(kept) == set(keys[dropped:])
+    cache.close()
+    if dropped >= 299:
+        assert sum(f.stat().st_size for f in tmp_path.glob(f"{CACHE_FILE}*")) < full / 4
+    again = EmbeddingCache(tmp_path / CACHE_FILE)
+    assert len(again) == 300 - dropped + 10
+    again.close()
