@@ -503,25 +503,38 @@ class CoreColumns:
             )
         )
 
-    def references(self, local: int) -> tuple[Reference, ...]:
-        """One file's references, rebuilt from the columns (the graph's reference source reads them)."""
+    def reference_count(self, local: int) -> int:
+        return int(self.arrays["file.refs"][local + 1]) - int(self.arrays["file.refs"][local])
+
+    def references(self, local: int, kinds: frozenset[ReferenceKind] | None = None) -> tuple[Reference, ...]:
+        """One file's references, rebuilt from the columns (the graph's reference source reads them); `kinds`: only
+        references of these kinds (the graph reads other files' imports and base lists, a few per cent of them)."""
         a = self.arrays
         strings = self.pool()
         pool = self._pool_with_none()
         path = self.paths[local]
         r0, r1 = int(a["file.refs"][local]), int(a["file.refs"][local + 1])
+        picked: npt.NDArray[np.int64] | None = None
+        if kinds is not None:
+            codes = [i for i, kind in enumerate(REFERENCE_KINDS) if kind in kinds]
+            picked = np.flatnonzero(np.isin(np.asarray(a["ref.kind"][r0:r1]), codes))
+
+        def column(name: str) -> list[Any]:
+            values = self.rows(name, r0, r1)
+            return (values if picked is None else values[picked]).tolist()  # type: ignore[no-any-return]
+
         return tuple(
             Reference(
                 strings[name], REFERENCE_KINDS[kind], path, Span(*span), pool[enc], pool[rcv], pool[mod], pool[al]
             )
             for name, kind, enc, rcv, mod, al, span in zip(
-                a["ref.name"][r0:r1].tolist(),
-                a["ref.kind"][r0:r1].tolist(),
-                a["ref.enclosing"][r0:r1].tolist(),
-                a["ref.receiver"][r0:r1].tolist(),
-                self.rows("ref.module", r0, r1).tolist(),
-                self.rows("ref.alias", r0, r1).tolist(),
-                a["ref.span"][r0:r1].tolist(),
+                column("ref.name"),
+                column("ref.kind"),
+                column("ref.enclosing"),
+                column("ref.receiver"),
+                column("ref.module"),
+                column("ref.alias"),
+                column("ref.span"),
                 strict=True,
             )
         )
