@@ -7,13 +7,15 @@ parser and the process pool are imported when first needed: a warm start of an u
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from maguyva_lsp.config import DEFAULT_MAX_FILE_SIZE
 from maguyva_lsp.embed.base import TextStyle
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
 
 log = logging.getLogger(__name__)
+
+_J = TypeVar("_J")
+_R = TypeVar("_R")
 
 # Bump when what the analyzers extract changes: older stores are then rebuilt once. The core columns' layout is part
 # of the index schema.
@@ -145,7 +150,9 @@ def worker_count(configured: int) -> int:
 
 
 class Analyzer:
-    """Analyses batches of files, with a lazily started process pool for large batches."""
+    """Analyses batches of files, with a lazily started process pool for large batches. The pool is shut down when
+    idle (`release`, after a cold build and its merge): its workers hold hundreds of megabytes each (grammars,
+    the heap of the analyses they built), and a later merge or cold build starts it again."""
 
     def __init__(
         self,
@@ -160,6 +167,8 @@ class Analyzer:
         self.max_file_size = max_file_size
         self.workers = worker_count(workers)
         self._pool: Executor | None = None
+        self._lock = threading.Lock()  # the pool's start, use count and shutdown
+        self._users = 0  # calls using the pool now (a release waits for none)
 
     def analyze(
         self, files: Sequence[SourceFile], on_done: Callable[[int], None] | None = None
@@ -172,7 +181,12 @@ class Analyzer:
                     on_done(len(batch))
                 yield batch
             return
-        pool = self._ensure_pool()
+        with self._using() as pool:
+            yield from self._analyze_in(pool, files, on_done)
+
+    def _analyze_in(
+        self, pool: Executor, files: Sequence[SourceFile], on_done: Callable[[int], None] | None
+    ) -> Iterator[list[FileAnalysis | Skipped]]:
         futures = [
             pool.submit(_analyze_batch, files[start : start + WORKER_BATCH_FILES], *self._options)
             for start in range(0, len(files), WORKER_BATCH_FILES)
@@ -207,7 +221,17 @@ class Analyzer:
     ) -> Iterator[SegmentJobResult]:
         """Analyse each group of files and build its segment in a worker, yielding results in group order (a worker
         that dies has its group done in this process)."""
-        pool = self._ensure_pool()
+        with self._using() as pool:
+            yield from self._build_in(pool, groups, parts, targets, keep_analyses)
+
+    def _build_in(
+        self,
+        pool: Executor,
+        groups: Sequence[Sequence[SourceFile]],
+        parts: Sequence[PartBuilder],
+        targets: Sequence[SegmentTarget | None],
+        keep_analyses: bool,
+    ) -> Iterator[SegmentJobResult]:
         futures = [
             pool.submit(_segment_job, group, self._options, parts, target, keep_analyses)
             for group, target in zip(groups, targets, strict=True)
@@ -228,24 +252,60 @@ class Analyzer:
         self, data_dir: Path, sources: Sequence[MergeSource], parts: Sequence[PartBuilder], target: SegmentTarget
     ) -> BuiltSegment:
         """Merge stored segments in a worker process (the caller's thread waits; queries go on meanwhile)."""
-        future = self._ensure_pool().submit(merge_segments, data_dir, sources, parts, target)
-        return future.result()
+        with self._using() as pool:
+            return pool.submit(merge_segments, data_dir, sources, parts, target).result()
+
+    def map(self, function: Callable[[_J], _R], jobs: Sequence[_J]) -> list[_R]:
+        """Run a function over jobs in the worker processes; results in job order (a job's exception is raised)."""
+        with self._using() as pool:
+            futures = [pool.submit(function, job) for job in jobs]
+            try:
+                return [future.result() for future in futures]
+            finally:
+                for future in futures:
+                    future.cancel()
 
     @property
     def _options(self) -> tuple[int, TextStyle | None, int]:
         return self.chunk_lines, self.embed_style, self.max_file_size
 
-    def _ensure_pool(self) -> Executor:
-        if self._pool is None:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
+    @contextlib.contextmanager
+    def _using(self) -> Iterator[Executor]:
+        """The pool (started if needed), counted as in use until the block ends."""
+        with self._lock:
+            if self._pool is None:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
 
-            # spawn, not fork: the server process has threads (event loop, watchers) that fork would copy mid-state.
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
-        return self._pool
+                # spawn, not fork: the server process has threads (event loop, watchers) that fork would copy
+                # mid-state.
+                context = multiprocessing.get_context("spawn")
+                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+            self._users += 1
+            pool = self._pool
+        try:
+            yield pool
+        finally:
+            with self._lock:
+                self._users -= 1
+
+    @property
+    def pool_running(self) -> bool:
+        return self._pool is not None
+
+    def release(self) -> bool:
+        """Shut the pool down if nothing uses it (its workers exit; the next parallel call starts a new one).
+        Returns whether it was shut down."""
+        with self._lock:
+            pool = self._pool
+            if pool is None or self._users:
+                return False
+            self._pool = None
+        pool.shutdown(wait=True)
+        return True
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)

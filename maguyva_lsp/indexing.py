@@ -20,7 +20,7 @@ from maguyva_lsp.failures import BACKGROUND
 from maguyva_lsp.graph.inputs import GraphInput
 from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.index.file_table import FileTable
-from maguyva_lsp.index.graph_inputs import graph_inputs
+from maguyva_lsp.index.graph_inputs import graph_inputs, stored_graph_files
 from maguyva_lsp.index.segment_set import MAX_SEGMENTS, MergePlan, Segments, StoredFile
 from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, Modality, SourceFile
@@ -49,6 +49,9 @@ LARGE_INDEX_FILES = 500
 # Stored files whose vectors lag are given to the semantic lane in groups of this many: each group is decoded and
 # applied on its own, so that a process that ends midway (`SemanticRetriever.stop`) keeps what was done.
 CATCH_UP_GROUP_FILES = 64
+# Stored files at least this many (a cold build's) are resolved into the graph by the analysis pool's workers, a
+# share each, instead of in this process (which would hold the interpreter lock for the whole resolution).
+WORKER_GRAPH_FILES = 500
 
 
 def _combined(batches: Sequence[ChangeBatch]) -> ChangeBatch:
@@ -147,6 +150,7 @@ class IndexWriter:
         self._semantic = semantic
         self._known: set[str] = set()  # paths the fed retrievers hold (they learn of stored files at the first run)
         self._merges: list[threading.Thread] = []
+        self._merge_after_run = False  # a cold build's segments are merged at the end of its run
         # With a store, merges run in a worker process (merge_in_background), never inside a save: a save that merged
         # in the writer thread rebuilt every merged part there, holding a watcher's change for seconds.
         segments.defer_merges = self._background_merges
@@ -179,6 +183,11 @@ class IndexWriter:
                     self._lane.submit_background(self._verify_vectors)
                 self.catching_up = frozenset(r.name for r in self._follow)
                 self._catch_up(report)
+                if self._merge_after_run:
+                    # The workers' heaps hold what they built (the graph's tables): the merge starts a fresh one.
+                    self._analyzer.release()
+                    self._merge_after_run = False
+                    self.merge_in_background()
                 # Embedding starts once the other modalities are complete: the lane's thread shares this process's
                 # interpreter lock with the graph's resolution, and would only slow it down.
                 for paths in self._embed_later:
@@ -194,7 +203,17 @@ class IndexWriter:
         self.counters.last_index_seconds = time.perf_counter() - started
         with self.lock:
             self._merge_if_due()
+        self._release_pool()
         return self.counters
+
+    def _release_pool(self, finishing: threading.Thread | None = None) -> None:
+        """Between runs, with no merge going on (`finishing`: the merge thread asking as it ends), the analysis
+        pool's workers exit: after a cold build they hold most of the process tree's memory, and a save or a merge
+        later starts what it needs again."""
+        with self.lock:
+            if self.running or any(t.is_alive() and t is not finishing for t in self._merges):
+                return
+        self._analyzer.release()
 
     @property
     def _background_merges(self) -> bool:
@@ -314,14 +333,29 @@ class IndexWriter:
             apply_inputs = getattr(retriever, "apply_inputs", None)
             if callable(apply_inputs):
                 try:
-                    inputs = [GraphInput.of(a) for a in batch.updated]
-                    inputs.extend(graph_inputs(self.segments.current, indexed))
-                    apply_inputs(inputs, batch.removed)
+                    given = [GraphInput.of(a) for a in batch.updated]
+                    if not self._apply_in_workers(retriever, indexed, given, batch.removed):
+                        apply_inputs([*given, *graph_inputs(self.segments.current, indexed)], batch.removed)
                 except Exception:  # as in _feed: its status says why, the others go on
                     log.exception("the %s retriever failed to apply a batch", retriever.name, extra=BACKGROUND)
                 return
             batch = ChangeBatch((*batch.updated, *self.segments.load(indexed)), batch.removed)
         self._feed((retriever,), batch)
+
+    def _apply_in_workers(
+        self, retriever: Retriever, indexed: list[str], given: list[GraphInput], removed: Sequence[str]
+    ) -> bool:
+        """Many stored files for a retriever that resolves them in worker processes (the graph, on a cold build):
+        the analysis pool's workers read them from the store and resolve a share each. False: not done (too few
+        files, no stored segments for them, or the retriever declined); the caller applies them here."""
+        apply_in_workers = getattr(retriever, "apply_in_workers", None)
+        analyzer = self._analyzer
+        if not callable(apply_in_workers) or len(indexed) < WORKER_GRAPH_FILES or analyzer.workers < 2:
+            return False
+        stored = stored_graph_files(self.segments, indexed)
+        if stored is None:
+            return False
+        return bool(apply_in_workers(stored, indexed, given, removed, runner=analyzer.map, workers=analyzer.workers))
 
     def _stored_needs(
         self, kept: list[str], stored: dict[str, StoredFile], scanned: set[str]
@@ -449,7 +483,9 @@ class IndexWriter:
             self.segments.defer_merges = self._background_merges
             for target in targets:
                 self.segments.release(target)
-        self.merge_in_background()
+        # One merge unites the segments once the follow retrievers have read them (the graph's workers read the
+        # segments' files, which a merge's commit deletes).
+        self._merge_after_run = True
 
     def _indexed(self, paths: list[str]) -> None:
         """Files a worker built into a segment (adopted): the follow retrievers get them at the run's end, then the
@@ -506,6 +542,7 @@ class IndexWriter:
                 self.segments.adopt_merge(plan, built)
                 # Saves that came meanwhile may have passed MAX_SEGMENTS again: the next merge follows this one.
                 self._merge_if_due(finishing=threading.current_thread())
+        self._release_pool(finishing=threading.current_thread())
 
     def wait_for_merges(self, timeout: float | None = None) -> None:
         """Block until the background merges are done (a merge that ends may start the next one: waited for too,

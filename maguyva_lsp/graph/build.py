@@ -24,6 +24,7 @@ from maguyva_lsp.graph.centrality import CentralityScores, compute_centrality, l
 from maguyva_lsp.graph.inputs import GraphInput, GraphSourceError, ReferenceSource
 from maguyva_lsp.graph.model import EdgeSite, SymbolNode
 from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleKey, is_init_file, module_keys
+from maguyva_lsp.graph.parallel import Runner, ShareJob, SharePart, StoredFiles, join, resolve_share, shares
 from maguyva_lsp.graph.persist import export_base, export_delta, open_chain
 from maguyva_lsp.graph.records import DepKey, FileRecord, build_record, changed_keys, make_record
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
@@ -370,6 +371,47 @@ class CodeGraph:
                 return
             snapshot = snapshot.with_others(others)
             self._view = (snapshot, compute_centrality(snapshot))
+
+    def apply_in_workers(
+        self,
+        stored: StoredFiles,
+        paths: Sequence[str],
+        given: Sequence[GraphInput],
+        removed: Iterable[str],
+        *,
+        runner: Runner[ShareJob, SharePart],
+        workers: int,
+    ) -> bool:
+        """`apply_inputs` for a cold build: stored files (by path) and given ones, resolved in `workers` worker
+        processes (graph/parallel.py), the same graph as one process makes. Returns False, changing nothing, when
+        the batch is not a whole rebuild (the graph holds files it does not name) or a worker failed: the caller
+        then applies it here."""
+        with self._writer, collector_paused():
+            state = self.state
+            named = {*paths, *(f.path for f in given)}
+            gone = set(removed)
+            if any(p not in named and p not in gone for p in state.paths()):
+                return False
+            ranges = shares(stored, paths, given, max(1, workers))
+            jobs = [ShareJob(stored, tuple(paths), tuple(given), r, i == 0) for i, r in enumerate(ranges)]
+            try:
+                snapshot, not_held = join(runner(resolve_share, jobs))
+            except Exception:  # a worker died or disagreed: the caller resolves the files here
+                log.warning("resolving the graph in worker processes failed: resolving it here", exc_info=True)
+                return False
+            changed = named | gone
+            strings = snapshot.strings
+            kept = [
+                (strings.intern(state.strings.text(p)), strings.intern(state.strings.text(h)))
+                for p, h in zip(state.others[0].tolist(), state.others[1].tolist(), strict=True)
+                if state.strings.text(p) not in changed
+            ]
+            kept.extend((strings.intern(f.path), strings.intern(f.content_hash)) for f in given if not f.belongs)
+            kept.extend((strings.intern(p), strings.intern(h)) for p, h in not_held)
+            others = np.array(kept, dtype=np.int32).reshape(-1, 2).T.copy()
+            snapshot = snapshot.with_others(others)
+            self._view = (snapshot, compute_centrality(snapshot))
+        return True
 
     # ---- persistence: a chain part of the segment store (index/segment_parts.py; formats in persist.py) --------
     def export(self) -> ChainExport:

@@ -33,6 +33,7 @@ class GraphInput:
     lines: int  # newlines in the text: the file node spans lines 0..lines
     definitions: tuple[Definition, ...]
     references: tuple[Reference, ...]
+    complete: bool = True  # False: only the imports and base lists among its references (the source has the rest)
 
     @staticmethod
     def of(analysis: FileAnalysis) -> GraphInput:

@@ -56,7 +56,7 @@ def build_record(file: GraphInput) -> FileRecord:
     """The record of one analysed file."""
     module_node = _module_node(file.path, file.language, file.lines)
     symbols = _symbols(file.path, file.language, file.definitions)
-    return make_record(module_node, symbols, file.references, content_hash=file.content_hash)
+    return make_record(module_node, symbols, file.references, file.complete, file.content_hash)
 
 
 def make_record(

@@ -197,7 +197,7 @@ class _Rows:
         words: list[int] = []
         named: list[int] = []
         for sid in names.tolist():
-            for word in set(split_identifier(strings.text(sid))):
+            for word in dict.fromkeys(split_identifier(strings.text(sid))):  # in order: every process interns alike
                 words.append(strings.intern(word))
                 named.append(sid)
         out["words.word"] = np.array(words, dtype=np.int32)
@@ -222,6 +222,26 @@ class SegmentBuilder:
         self._rows.files += 1
         self._encode_file(c, file_row, entry)
         self._encode_uses(c, file_row, entry)
+
+    def add_file(self, entry: FileEntry) -> None:
+        """A file's rows without its uses (`files_part` takes the files added so far; uses are encoded apart)."""
+        row = self._rows.files
+        self._rows.files += 1
+        self._encode_file(self._rows.columns, row, entry)
+
+    def files_part(self) -> dict[str, Array]:
+        """The arrays of the files added (`add_file`) since the last part, their use columns empty."""
+        part = self._rows.part(self.strings.table)
+        self._rows = _Rows()
+        return part
+
+    def encode_uses(self, columns: dict[str, list[Any]], file_row: int, entry: FileEntry) -> None:
+        """A file's uses and keys appended to use columns kept apart (`use_arrays` makes them arrays)."""
+        self._encode_uses(columns, file_row, entry)
+
+    @staticmethod
+    def use_arrays(columns: dict[str, list[Any]]) -> dict[str, Array]:
+        return _arrays(columns)
 
     def add_resolved(self, segment: GraphSegment, rows: Sequence[int], entries: Sequence[FileEntry]) -> None:
         """Files stored in `segment` at `rows` (ascending) with the same content and module keys, resolved again:

@@ -2,16 +2,23 @@
 content hash, line count — no text, no chunks), read from the core columns, and its reference source.
 
 A cold index builds segments in worker processes; the graph then reads the files from the mapped columns instead of
-having every analysis pickled back to the main process.
+having every analysis pickled back to the main process — or has worker processes read them (`StoredGraphFiles`, a
+picklable view of the stored core containers) and resolve them in parallel.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
 from maguyva_lsp.graph.inputs import GraphInput, ReferenceSource
+from maguyva_lsp.graph.modules import system_of
+from maguyva_lsp.graph.segment import OUTWARD_REFERENCE_KINDS
+from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns
 from maguyva_lsp.index.segment_set import Segments, SegmentSet
 from maguyva_lsp.model import Reference
+from maguyva_lsp.store.container import ContainerRecord, open_container
 
 
 def graph_inputs(snapshot: SegmentSet, paths: Iterable[str]) -> Iterator[GraphInput]:
@@ -45,3 +52,84 @@ def reference_source(segments: Segments) -> ReferenceSource:
         return core.references(local) if core.content_hash(local) == content_hash else None
 
     return references
+
+
+class StoredGraphFiles:
+    """Stored files by path, for a worker process: the core containers that hold them (file and record) and each
+    path's (container, local id). Picklable; the containers are mapped in the process that reads them, once."""
+
+    def __init__(self, cores: Sequence[tuple[Path, ContainerRecord]], where: dict[str, tuple[int, int]]) -> None:
+        self.cores = tuple(cores)
+        self.where = where
+        self._opened: list[CoreColumns] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"cores": self.cores, "where": self.where}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.cores = state["cores"]
+        self.where = state["where"]
+        self._opened = None
+
+    def _locate(self, path: str) -> tuple[CoreColumns, int]:
+        if self._opened is None:
+            self._opened = [CoreColumns(open_container(file, record)) for file, record in self.cores]
+        k, local = self.where[path]
+        return self._opened[k], local
+
+    def inputs(self, paths: Sequence[str]) -> Iterator[tuple[GraphInput, bool]]:
+        """Each file with only its imports and base lists among its references, and whether the graph holds it."""
+        for path in paths:
+            core, local = self._locate(path)
+            language = core.language(local)
+            definitions = core.definitions(local)
+            file = GraphInput(
+                path,
+                language,
+                core.content_hash(local),
+                core.line_count(local) - 1,  # a line start follows each newline
+                definitions,
+                core.references(local, OUTWARD_REFERENCE_KINDS),
+                complete=False,
+            )
+            belongs = system_of(language) is not None or bool(definitions) or core.reference_count(local) > 0
+            yield file, belongs
+
+    def references(self, path: str, content_hash: str) -> tuple[Reference, ...] | None:
+        if path not in self.where:
+            return None
+        core, local = self._locate(path)
+        return core.references(local) if core.content_hash(local) == content_hash else None
+
+    def reference_counts(self, paths: Sequence[str]) -> list[int]:
+        counts: list[int] = []
+        for path in paths:
+            core, local = self._locate(path)
+            counts.append(core.reference_count(local))
+        return counts
+
+
+def stored_graph_files(segments: Segments, paths: Iterable[str]) -> StoredGraphFiles | None:
+    """These stored files as worker processes can read them; None when one of them is not in a stored segment (an
+    index kept in memory, an open buffer)."""
+    data_dir = segments.data_dir
+    if data_dir is None:
+        return None
+    snapshot = segments.current
+    cores: list[tuple[Path, ContainerRecord]] = []
+    position: dict[int, int] = {}
+    where: dict[str, tuple[int, int]] = {}
+    for path in paths:
+        found = snapshot.locate(path)
+        if found is None:
+            return None
+        segment = snapshot.segments[found[0]]
+        record = segment.records.get(CORE_PART)
+        if record is None or segment.volatile:
+            return None
+        k = position.get(found[0])
+        if k is None:
+            k = position[found[0]] = len(cores)
+            cores.append((data_dir / record.name, record))
+        where[path] = (k, found[1])
+    return StoredGraphFiles(cores, where)

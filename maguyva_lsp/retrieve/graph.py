@@ -17,6 +17,7 @@ from maguyva_lsp.graph.build import CodeGraph
 from maguyva_lsp.graph.centrality import CentralityScores
 from maguyva_lsp.graph.inputs import GraphInput, ReferenceSource
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH, SymbolNode, Use
+from maguyva_lsp.graph.parallel import Runner, ShareJob, SharePart, StoredFiles
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES
 from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.index.segment_parts import ChainExport
@@ -83,6 +84,19 @@ class GraphRetriever:
     def apply_inputs(self, updated: Sequence[GraphInput], removed: Sequence[str] = ()) -> None:
         """`apply` for files given without text (GraphInput, e.g. built from the segments' columns)."""
         self.graph.apply_inputs(updated, removed)
+
+    def apply_in_workers(
+        self,
+        stored: StoredFiles,
+        paths: Sequence[str],
+        given: Sequence[GraphInput],
+        removed: Sequence[str],
+        *,
+        runner: Runner[ShareJob, SharePart],
+        workers: int,
+    ) -> bool:
+        """A cold build's files resolved in worker processes (CodeGraph.apply_in_workers); False: not done."""
+        return self.graph.apply_in_workers(stored, paths, given, removed, runner=runner, workers=workers)
 
     def set_reference_source(self, source: ReferenceSource | None) -> None:
         """Where the references of stored files come from (the engine's segments): the graph then stores only each

@@ -117,3 +117,69 @@ def test_saves_past_max_segments_merge_in_the_background(tmp_path: Path, monkeyp
     finally:
         engine.close()
     assert _fresh_build(root) == after
+
+
+def _graph_view(engine: Engine) -> tuple[object, ...]:
+    """The whole graph: every edge with its sites (kinds, spans, resolutions, weights), the nodes, each node's and
+    file's centrality, the files' versions."""
+    graph = engine.graph.graph
+    return (
+        graph.edges(),
+        {n: round(graph.scores.of(n), 12) for n in graph.node_ids()},  # an update renumbers, summing in another order
+        {p: round(graph.scores.of_file(p), 12) for p in graph.state.paths()},
+        graph.file_versions(),
+        graph.stats(),
+    )
+
+
+@pytest.mark.usefixtures("small_parallel")
+def test_graph_resolved_in_workers_equals_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a cold build the analysis pool's workers resolve the graph, a share of the files each: the same edges,
+    sites, weights and PageRank as one process resolving every file; a save afterwards updates it incrementally as
+    before; and the pool is shut down once the run and its merge are done."""
+    monkeypatch.setattr(indexing, "WORKER_GRAPH_FILES", 10)
+    root = tmp_path / "ws"
+    files = corpus()
+    files["pkg/__init__.py"] = "from pkg.mod1 import helper_1 as exported\nfrom pkg.mod2 import *\n"
+    files["pkg/subclass.py"] = (
+        "from pkg import exported\nfrom pkg.mod5 import Widget5\n\n\n"
+        "class Fancy(Widget5):\n    def render(self):\n        return super().render() + exported(1)\n"
+    )
+    write_tree(root, files)
+    from maguyva_lsp.graph.build import CodeGraph
+
+    results: list[bool] = []
+    original = CodeGraph.apply_in_workers
+
+    def spy(self: CodeGraph, *args: object, **kwargs: object) -> bool:
+        done = original(self, *args, **kwargs)  # type: ignore[arg-type]
+        results.append(done)
+        return done
+
+    monkeypatch.setattr(CodeGraph, "apply_in_workers", spy)
+    engine = Engine(root, Settings(index_dir=str(tmp_path / "idx"), workers=2))
+    try:
+        engine.index()
+        assert results == [True], "the graph was resolved in the workers"
+        in_workers = _graph_view(engine)
+        engine.wait_for_merges()
+        assert not engine._analyzer.pool_running, "the pool is shut down after the run and its merge"
+        (root / "pkg" / "mod7.py").write_text("from pkg import exported\n\n\ndef helper_7():\n    return exported(7)\n")
+        engine.update(["pkg/mod7.py"])
+        edited = _graph_view(engine)
+    finally:
+        engine.close()
+    one = Engine(root, Settings(workers=1), persist=False)
+    try:
+        one.index()
+        assert _graph_view(one) == edited
+    finally:
+        one.close()
+    write_tree(root, {**files})  # back to the first version: one process's graph of it
+    (root / "pkg" / "mod7.py").write_text(files["pkg/mod7.py"])
+    one = Engine(root, Settings(workers=1), persist=False)
+    try:
+        one.index()
+        assert _graph_view(one) == in_workers
+    finally:
+        one.close()

@@ -1,0 +1,204 @@
+"""A cold build's resolution in worker processes: each worker reads the stored files itself, makes every file's
+record (the global name, module and import tables resolution reads), resolves its share of the files, and returns
+compact arrays — the uses and dependency keys of its share, and (the first worker) the files, nodes, references and
+module keys of all — which the calling process joins into one segment.
+
+The result equals `_rebuild`'s: the records, module keys and path order are the same, every worker interns the
+files' strings in the same order (so their ids agree) and only the strings its uses add come after them, renumbered
+here. The calling process decodes no references and makes no object per file, node or use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from maguyva_lsp.graph.inputs import GraphInput, GraphSourceError
+from maguyva_lsp.graph.modules import is_init_file, module_keys
+from maguyva_lsp.graph.records import FileRecord, build_record, make_record
+from maguyva_lsp.graph.segment import (
+    _ID_BITS,
+    COLUMNS,
+    MAX_STRINGS,
+    FileEntry,
+    GraphSegment,
+    SegmentBuilder,
+)
+from maguyva_lsp.graph.snapshot import GraphSnapshot
+from maguyva_lsp.graph.strings import StringTable
+from maguyva_lsp.heap import collector_paused
+from maguyva_lsp.model import Reference
+
+Array = npt.NDArray[Any]
+# The first share also makes the files' part (every file's rows and their strings): about this share of the
+# resolution's work, measured on the standard library (2 s of 15).
+FIRST_SHARE_EXTRA = 0.13
+_USE_COLUMNS = tuple(name for name in COLUMNS if name.startswith(("sites.", "deps.")))
+
+_J = TypeVar("_J")
+_R = TypeVar("_R")
+# Runs a function over jobs in worker processes, results in job order (an exception in a job is raised).
+Runner = Callable[[Callable[[_J], _R], Sequence[_J]], list[_R]]
+
+
+class StoredFiles(Protocol):
+    """Stored files as a worker reads them (picklable: it opens the stored data itself in the worker)."""
+
+    def inputs(self, paths: Sequence[str]) -> Iterator[tuple[GraphInput, bool]]:
+        """Each file (in the order given) with only its imports and base lists among its references
+        (`complete=False`), and whether it belongs in the graph."""
+        ...
+
+    def references(self, path: str, content_hash: str) -> tuple[Reference, ...] | None:
+        """A file's references for that version (None: another version, or unknown)."""
+        ...
+
+    def reference_counts(self, paths: Sequence[str]) -> list[int]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ShareJob:
+    """One worker's part: every file of the rebuild (stored ones by path, given ones whole), and the range of them
+    (in path order) it resolves."""
+
+    stored: StoredFiles
+    stored_paths: tuple[str, ...]
+    given: tuple[GraphInput, ...]
+    share: tuple[str, str | None]  # the first path of the share and the first of the next one (None: to the end)
+    first: bool  # also make the files' part (and its strings)
+
+
+@dataclass(frozen=True, slots=True)
+class SharePart:
+    files: int  # files of the share that the graph holds
+    uses: dict[str, Array]  # sites.* and deps.* columns; `.file` counts from the share's first file
+    strings: list[str]  # strings the uses interned after the files' (ids from `base`)
+    base: int  # strings of the files' part (the first worker; 0 for the others)
+    files_part: dict[str, Array] | None  # the first worker: files, nodes, refs, module keys, words of all files
+    table: dict[str, Array] | None  # the first worker: the files' strings
+    others: list[tuple[str, str]] | None  # the first worker: (path, hash) of stored files the graph does not hold
+
+
+def resolve_share(job: ShareJob) -> SharePart:
+    """Run in a worker: the records of all files, then the share's uses (see the module's docstring)."""
+    from maguyva_lsp.graph.build import ResolutionIndex, _is_test, _resolve, empty_snapshot
+
+    with collector_paused():
+        records: dict[str, FileRecord] = {}
+        others: list[tuple[str, str]] = []
+        for file, belongs in job.stored.inputs(job.stored_paths):
+            if belongs:
+                records[file.path] = build_record(file)
+            else:
+                others.append((file.path, file.content_hash))
+        records.update((f.path, build_record(f)) for f in job.given if f.belongs)
+        strings = StringTable.empty()
+        overlay: dict[str, FileRecord | None] = dict(records)
+        packages = {p.rpartition("/")[0] for p, r in records.items() if is_init_file(p, r.system)}
+        packages.discard("")  # the workspace root is never a package, as for Python itself
+        keys = {p: module_keys(p, r.system, packages.__contains__) for p, r in records.items()}
+        index = ResolutionIndex(empty_snapshot(strings), overlay, keys, job.stored.references)
+        builder = SegmentBuilder(strings, outward_only=True)
+        paths = sorted(records)
+        files_part: dict[str, Array] | None = None
+        base_table: StringTable | None = None
+        if job.first:  # the files' part: the others' strings are all renumbered when the parts are joined
+            for path in paths:
+                builder.add_file(FileEntry(records[path], (), frozenset(), keys[path], _is_test(path)))
+            files_part = builder.files_part()
+            base_table = strings.frozen()  # the files' strings (the uses go on interning into `strings`)
+        base = len(strings)
+        start, stop = job.share
+        share = [p for p in paths if p >= start and (stop is None or p < stop)]
+        columns: dict[str, list[Any]] = {name: [] for name in _USE_COLUMNS}
+        for row, path in enumerate(share):
+            record = records[path]
+            if not record.complete:  # its references are read now and dropped after it (others read its imports)
+                references = job.stored.references(path, record.content_hash)
+                if references is None:
+                    raise GraphSourceError(f"no references of {path} (content {record.content_hash})")
+                record = make_record(record.module_node, record.symbols, references, content_hash=record.content_hash)
+            builder.encode_uses(columns, row, _resolve(index, record))
+        uses = SegmentBuilder.use_arrays(columns)
+        added = strings.texts_from(base)
+        table = base_table.arrays() if base_table is not None else None
+        return SharePart(len(share), uses, added, base, files_part, table, others if job.first else None)
+
+
+def shares(
+    stored: StoredFiles, paths: Sequence[str], given: Sequence[GraphInput], count: int
+) -> list[tuple[str, str | None]]:
+    """`count` ranges of the sorted paths with about as much work each: the references resolved, and for the first
+    share the files' part too (FIRST_SHARE_EXTRA of the whole's references)."""
+    weights = dict(zip(paths, stored.reference_counts(paths), strict=True))
+    weights.update((f.path, len(f.references)) for f in given)
+    ordered = sorted(weights)
+    total = sum(weights.values())
+    extra = FIRST_SHARE_EXTRA * total if count > 1 else 0.0
+    bounds: list[str] = [ordered[0]] if ordered else [""]
+    running = extra
+    for path in ordered:
+        if len(bounds) < count and running >= (total + extra) * len(bounds) / count:
+            bounds.append(path)
+        running += weights[path]
+    return [(b, bounds[i + 1] if i + 1 < len(bounds) else None) for i, b in enumerate(bounds)]
+
+
+def join(parts: Sequence[SharePart]) -> tuple[GraphSnapshot, list[tuple[str, str]]]:
+    """The workers' parts as one snapshot (as `_rebuild` makes it) and the files the graph does not hold."""
+    first = parts[0]
+    if first.files_part is None or first.table is None or first.others is None:
+        raise ValueError("the first share lacks the files' part")
+    strings = StringTable.from_arrays(first.table)
+    uses: dict[str, list[Array]] = {name: [] for name in _USE_COLUMNS}
+    offset = 0
+    for part in parts:
+        base = part.base
+        remap = np.array([strings.intern(s) for s in part.strings], dtype=np.int64)
+        for name in _USE_COLUMNS:
+            column = part.uses[name]
+            if name in ("sites.source", "sites.target"):
+                column = _remapped(column.astype(np.int64), base, remap).astype(np.int32)
+            elif name == "deps.key":
+                column = _remapped_deps(column, base, remap)
+            elif name.endswith(".file"):
+                column = column + offset
+            uses[name].append(column)
+        offset += part.files
+    joined = {name: np.concatenate(arrays).astype(COLUMNS[name][0], copy=False) for name, arrays in uses.items()}
+    # A file's keys are stored sorted (the builder sorts them as packed): renumbered strings may change the order.
+    order = np.lexsort((joined["deps.key"], joined["deps.file"]))
+    joined["deps.key"] = joined["deps.key"][order]
+    joined["deps.file"] = joined["deps.file"][order]
+    files_part = dict(first.files_part)
+    files_part.update(joined)
+    if len(strings) > MAX_STRINGS:
+        raise OverflowError(f"more than {MAX_STRINGS} distinct strings in the graph")
+    segment = GraphSegment.assemble(files_part)
+    strings = strings.frozen()
+    return GraphSnapshot.make(strings, [segment], [np.ones(segment.file_count, dtype=bool)]), first.others
+
+
+def _remapped(ids: npt.NDArray[np.int64], base: int, remap: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """String ids of a worker's table in the joined one: the files' strings keep theirs, later ones are remapped."""
+    late = ids >= base
+    if not late.any():
+        return ids
+    out = ids.copy()
+    out[late] = remap[ids[late] - base]
+    return out
+
+
+def _remapped_deps(keys: Array, base: int, remap: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Packed dependency keys (tag, x + 1, y + 1) with their two string ids remapped."""
+    keys = keys.astype(np.int64)
+    tags = keys >> (2 * _ID_BITS)
+    x = ((keys >> _ID_BITS) & MAX_STRINGS) - 1
+    y = (keys & MAX_STRINGS) - 1
+    x = _remapped(x, base, remap)  # -1 (none) stays below `base`
+    y = _remapped(y, base, remap)
+    return (tags << (2 * _ID_BITS)) | ((x + 1) << _ID_BITS) | (y + 1)
