@@ -15,7 +15,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -24,7 +24,7 @@ from maguyva_lsp.graph.centrality import CentralityScores, compute_centrality, l
 from maguyva_lsp.graph.inputs import GraphInput, GraphSourceError, ReferenceSource
 from maguyva_lsp.graph.model import EdgeSite, SymbolNode
 from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleKey, is_init_file, module_keys
-from maguyva_lsp.graph.parallel import Runner, ShareJob, SharePart, StoredFiles, join, resolve_share, shares
+from maguyva_lsp.graph.parallel import USE_COLUMNS, Runner, ShareJob, SharePart, StoredFiles, join, shares
 from maguyva_lsp.graph.persist import export_base, export_delta, open_chain
 from maguyva_lsp.graph.records import DepKey, FileRecord, build_record, changed_keys, make_record
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
@@ -311,6 +311,50 @@ def _resolve(index: ResolutionIndex, record: FileRecord) -> FileEntry:
     nodes = index.nodes
     sites = [(source, target, site) for source, target, site in resolved.edges if target in nodes]
     return FileEntry(record, sites, frozenset(resolved.deps), index.keys_of(record.path), _is_test(record.path))
+
+
+def resolve_share(job: ShareJob) -> SharePart:
+    """Run in a worker: the records of all files, then the share's uses (graph/parallel.py says how they are joined)."""
+    with collector_paused():
+        records: dict[str, FileRecord] = {}
+        others: list[tuple[str, str]] = []
+        for file, belongs in job.stored.inputs(job.stored_paths):
+            if belongs:
+                records[file.path] = build_record(file)
+            else:
+                others.append((file.path, file.content_hash))
+        records.update((f.path, build_record(f)) for f in job.given if f.belongs)
+        strings = StringTable.empty()
+        overlay: dict[str, FileRecord | None] = dict(records)
+        packages = {p.rpartition("/")[0] for p, r in records.items() if is_init_file(p, r.system)}
+        packages.discard("")  # the workspace root is never a package, as for Python itself
+        keys = {p: module_keys(p, r.system, packages.__contains__) for p, r in records.items()}
+        index = ResolutionIndex(empty_snapshot(strings), overlay, keys, job.stored.references)
+        builder = SegmentBuilder(strings, outward_only=True)
+        paths = sorted(records)
+        files_part: dict[str, npt.NDArray[Any]] | None = None
+        base_table: StringTable | None = None
+        if job.first:  # the files' part: the others' strings are all renumbered when the parts are joined
+            for path in paths:
+                builder.add_file(FileEntry(records[path], (), frozenset(), keys[path], _is_test(path)))
+            files_part = builder.files_part()
+            base_table = strings.frozen()  # the files' strings (the uses go on interning into `strings`)
+        base = len(strings)
+        start, stop = job.share
+        share = [p for p in paths if p >= start and (stop is None or p < stop)]
+        columns: dict[str, list[Any]] = {name: [] for name in USE_COLUMNS}
+        for row, path in enumerate(share):
+            record = records[path]
+            if not record.complete:  # its references are read now and dropped after it (others read its imports)
+                references = job.stored.references(path, record.content_hash)
+                if references is None:
+                    raise GraphSourceError(f"no references of {path} (content {record.content_hash})")
+                record = make_record(record.module_node, record.symbols, references, content_hash=record.content_hash)
+            builder.encode_uses(columns, row, _resolve(index, record))
+        uses = SegmentBuilder.use_arrays(columns)
+        added = strings.texts_from(base)
+        table = base_table.arrays() if base_table is not None else None
+        return SharePart(len(share), uses, added, base, files_part, table, others if job.first else None)
 
 
 class CodeGraph:

@@ -17,27 +17,22 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from maguyva_lsp.graph.inputs import GraphInput, GraphSourceError
-from maguyva_lsp.graph.modules import is_init_file, module_keys
-from maguyva_lsp.graph.records import FileRecord, build_record, make_record
+from maguyva_lsp.graph.inputs import GraphInput
 from maguyva_lsp.graph.segment import (
     _ID_BITS,
     COLUMNS,
     MAX_STRINGS,
-    FileEntry,
     GraphSegment,
-    SegmentBuilder,
 )
 from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.graph.strings import StringTable
-from maguyva_lsp.heap import collector_paused
 from maguyva_lsp.model import Reference
 
 Array = npt.NDArray[Any]
 # The first share also makes the files' part (every file's rows and their strings): about this share of the
 # resolution's work, measured on the standard library (2 s of 15).
 FIRST_SHARE_EXTRA = 0.13
-_USE_COLUMNS = tuple(name for name in COLUMNS if name.startswith(("sites.", "deps.")))
+USE_COLUMNS = tuple(name for name in COLUMNS if name.startswith(("sites.", "deps.")))
 
 _J = TypeVar("_J")
 _R = TypeVar("_R")
@@ -83,52 +78,6 @@ class SharePart:
     others: list[tuple[str, str]] | None  # the first worker: (path, hash) of stored files the graph does not hold
 
 
-def resolve_share(job: ShareJob) -> SharePart:
-    """Run in a worker: the records of all files, then the share's uses (see the module's docstring)."""
-    from maguyva_lsp.graph.build import ResolutionIndex, _is_test, _resolve, empty_snapshot
-
-    with collector_paused():
-        records: dict[str, FileRecord] = {}
-        others: list[tuple[str, str]] = []
-        for file, belongs in job.stored.inputs(job.stored_paths):
-            if belongs:
-                records[file.path] = build_record(file)
-            else:
-                others.append((file.path, file.content_hash))
-        records.update((f.path, build_record(f)) for f in job.given if f.belongs)
-        strings = StringTable.empty()
-        overlay: dict[str, FileRecord | None] = dict(records)
-        packages = {p.rpartition("/")[0] for p, r in records.items() if is_init_file(p, r.system)}
-        packages.discard("")  # the workspace root is never a package, as for Python itself
-        keys = {p: module_keys(p, r.system, packages.__contains__) for p, r in records.items()}
-        index = ResolutionIndex(empty_snapshot(strings), overlay, keys, job.stored.references)
-        builder = SegmentBuilder(strings, outward_only=True)
-        paths = sorted(records)
-        files_part: dict[str, Array] | None = None
-        base_table: StringTable | None = None
-        if job.first:  # the files' part: the others' strings are all renumbered when the parts are joined
-            for path in paths:
-                builder.add_file(FileEntry(records[path], (), frozenset(), keys[path], _is_test(path)))
-            files_part = builder.files_part()
-            base_table = strings.frozen()  # the files' strings (the uses go on interning into `strings`)
-        base = len(strings)
-        start, stop = job.share
-        share = [p for p in paths if p >= start and (stop is None or p < stop)]
-        columns: dict[str, list[Any]] = {name: [] for name in _USE_COLUMNS}
-        for row, path in enumerate(share):
-            record = records[path]
-            if not record.complete:  # its references are read now and dropped after it (others read its imports)
-                references = job.stored.references(path, record.content_hash)
-                if references is None:
-                    raise GraphSourceError(f"no references of {path} (content {record.content_hash})")
-                record = make_record(record.module_node, record.symbols, references, content_hash=record.content_hash)
-            builder.encode_uses(columns, row, _resolve(index, record))
-        uses = SegmentBuilder.use_arrays(columns)
-        added = strings.texts_from(base)
-        table = base_table.arrays() if base_table is not None else None
-        return SharePart(len(share), uses, added, base, files_part, table, others if job.first else None)
-
-
 def shares(
     stored: StoredFiles, paths: Sequence[str], given: Sequence[GraphInput], count: int
 ) -> list[tuple[str, str | None]]:
@@ -154,12 +103,12 @@ def join(parts: Sequence[SharePart]) -> tuple[GraphSnapshot, list[tuple[str, str
     if first.files_part is None or first.table is None or first.others is None:
         raise ValueError("the first share lacks the files' part")
     strings = StringTable.from_arrays(first.table)
-    uses: dict[str, list[Array]] = {name: [] for name in _USE_COLUMNS}
+    uses: dict[str, list[Array]] = {name: [] for name in USE_COLUMNS}
     offset = 0
     for part in parts:
         base = part.base
         remap = np.array([strings.intern(s) for s in part.strings], dtype=np.int64)
-        for name in _USE_COLUMNS:
+        for name in USE_COLUMNS:
             column = part.uses[name]
             if name in ("sites.source", "sites.target"):
                 column = _remapped(column.astype(np.int64), base, remap).astype(np.int32)
