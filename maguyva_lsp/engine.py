@@ -16,6 +16,7 @@ from maguyva_lsp.config import Settings
 from maguyva_lsp.embed.factory import make_embedder
 from maguyva_lsp.failures import failure_log
 from maguyva_lsp.graph.model import DEFAULT_IMPACT_DEPTH
+from maguyva_lsp.heap import return_free_memory
 from maguyva_lsp.index.graph_inputs import reference_source
 from maguyva_lsp.index.segment_set import Segments
 from maguyva_lsp.index.symbol_part import SymbolPart
@@ -87,7 +88,7 @@ class Engine:
             "structural": self.structural,
             "graph": self.graph,
         }
-        self._semantic_lane = SemanticLane(self.semantic, on_idle=self.segments.commit_chains)
+        self._semantic_lane = SemanticLane(self.semantic, on_idle=self._lane_idle)
         # Text and structural read the segments; the graph takes an index run's changes once they are complete.
         self._writer = IndexWriter(
             self.root,
@@ -103,6 +104,12 @@ class Engine:
         self.files = self._writer.files
         self._pipeline = SearchPipeline(self.retrievers, self)
         self._navigator = Navigator(self)
+
+    def _lane_idle(self) -> None:
+        """The semantic lane caught up: its vectors reach the store, and the memory its batches used (analyses
+        decoded from the segments, embedding inputs) goes back to the system."""
+        self.segments.commit_chains()
+        return_free_memory()
 
     @property
     def counters(self) -> IndexCounters:

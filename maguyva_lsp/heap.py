@@ -11,8 +11,10 @@ the index makes none worth the scans.
 
 from __future__ import annotations
 
+import ctypes
 import gc
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -29,3 +31,26 @@ def collector_paused(*, freeze: bool = False) -> Iterator[None]:
             gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+def _load_malloc_trim() -> Callable[[int], int] | None:
+    """glibc's malloc_trim, where there is one (Linux with glibc); None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None)
+        trim: Callable[[int], int] = libc.malloc_trim
+    except (OSError, AttributeError):  # musl and others have no malloc_trim
+        return None
+    return trim
+
+
+_MALLOC_TRIM = _load_malloc_trim()
+
+
+def return_free_memory() -> None:
+    """Give the allocator's free pages back to the system. After a large transient build (a cold index's embedding
+    catch-up decodes thousands of analyses) glibc keeps the freed arenas: measured on the stdlib, 130 MB of the
+    server's resident memory. A no-op where the allocator has no such call."""
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
