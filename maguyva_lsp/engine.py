@@ -323,7 +323,7 @@ class Engine:
         self._writer.wait_for_merges(timeout)
 
     def close(self) -> None:
-        self._writer.closed = True
+        self._writer.close()  # staged changes are written first; merges still running are not adopted
         self._closed = True
         self._pipeline.close()
         self._analyzer.close()

@@ -1,6 +1,10 @@
 """The indexing side of the engine: brings the segments (and the retrievers fed by batches of analyses) in line with
 the folder — a scan compared with the stored files' size and mtime, analysis of what changed, one segment per
 applied batch, open editor buffers shown over the stored files — one writer at a time.
+
+A single change (a watcher's batch, a removal, a closed buffer) is searchable as soon as it is analysed: its segment
+is staged in memory (`Segments.stage`) and written by the persister thread (`Segments.persist`, then a background
+merge when due), so the fsyncs, the manifest switch and the chains' export stay off the path from save to search.
 """
 
 from __future__ import annotations
@@ -161,6 +165,8 @@ class IndexWriter:
         # read again; `_run_identity`: during a run, each scanned file's (size, mtime) for recording new skips.
         self._memo = SkipMemo(segments.folder, writable=segments.writable)
         self._run_identity: dict[str, tuple[int, int]] = {}
+        self._persist_wanted = threading.Event()
+        self._persister: threading.Thread | None = None
 
     # -- whole runs ---------------------------------------------------------------------------------------------------
 
@@ -642,13 +648,18 @@ class IndexWriter:
 
     def apply(self, batch: ChangeBatch, *, indexed: bool = False, from_buffer: bool = False) -> None:
         """Apply one batch: a new segment (stored, unless it holds open buffers), then the fed retrievers and the
-        semantic lane. `indexed`: the batch's files are in the segments already (taken from the store)."""
+        semantic lane. `indexed`: the batch's files are in the segments already (taken from the store). Outside an
+        index run the segment is staged: searchable now, written by the persister thread."""
         if from_buffer:
             self.segments.show_buffers(batch.updated)
         elif not indexed:
             if not self.running:
                 self.segments.defer_merges = self._background_merges
-            self.segments.save(batch.updated, batch.removed)
+            if self.running or not self.segments.writable:
+                self.segments.save(batch.updated, batch.removed)
+            else:
+                self.segments.stage(batch.updated, batch.removed)
+                self._persist_soon()
             if self._background_merges and not self.running:
                 self._merge_if_due()
         self._feed(self._fed, batch)
@@ -659,6 +670,51 @@ class IndexWriter:
         self._known.update(a.path for a in batch.updated)
         self._known.difference_update(batch.removed)
         self._lane.submit(batch)
+
+    # -- persisting staged changes ------------------------------------------------------------------------------------
+
+    def _persist_soon(self) -> None:
+        """Wake the persister (started at the first staged change)."""
+        self._persist_wanted.set()
+        if self._persister is None:
+            self._persister = threading.Thread(target=self._persist_loop, name="maguyva-persist", daemon=True)
+            self._persister.start()
+
+    def _persist_loop(self) -> None:
+        while True:
+            self._persist_wanted.wait()
+            if self.closed:
+                return
+            self._persist_wanted.clear()
+            self._persist()
+
+    def _persist(self) -> None:
+        """Write what is staged; then merge if the new stored segment made too many (under the writer's lock, as the
+        merges' bookkeeping is)."""
+        try:
+            self.segments.persist()
+        except Exception:  # the snapshot stays correct in memory; the next start analyses what was not written
+            log.exception("writing the staged index changes failed", extra=BACKGROUND)
+            return
+        if self._background_merges:
+            with self.lock:
+                if not self.closed:
+                    self._merge_if_due()
+
+    def flush(self) -> None:
+        """Make every staged change durable now (closing, or a caller that needs the store current)."""
+        self._persist()
+
+    def close(self) -> None:
+        """Stop the persister after writing what is staged (the merges see `closed` and are not adopted)."""
+        self.closed = True
+        self._persist_wanted.set()
+        if self._persister is not None:
+            self._persister.join()
+        try:
+            self.segments.persist()
+        except Exception:
+            log.exception("writing the staged index changes failed", extra=BACKGROUND)
 
     def _feed(self, retrievers: Sequence[Retriever], batch: ChangeBatch) -> None:
         for retriever in retrievers:

@@ -7,6 +7,13 @@ and see that snapshot to the end of their query, whatever the writer publishes m
 
 `Segments` is the single writer's side: it builds segments from analyses, commits them to the store (a new manifest
 generation: atomic) and merges small segments into larger ones.
+
+A saved file is searchable before it is durable: `stage` puts its segment in a new snapshot in memory, and `persist`
+(a background thread's job) writes the staged segments as one stored segment and commits it with every tombstone
+since, in one manifest switch. A process killed in between leaves the store at its previous generation: the files
+it lacks, or holds in an older version, are found by the next start's freshness check and analysed again. Commits
+write outside the snapshot lock (one committer at a time, each committing the newest snapshot), so a save is never
+held up by another thread's fsyncs.
 """
 
 from __future__ import annotations
@@ -151,8 +158,15 @@ class Segments:
     def __init__(self, store: SegmentStore | None, parts: Sequence[PartBuilder] = ()) -> None:
         self._store = store
         self._parts = tuple(parts)
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # guards `current` and the bookkeeping below; held for no I/O
+        self._commit_lock = threading.Lock()  # one commit at a time (taken before `_lock`, never inside it)
+        self._persist_lock = threading.Lock()  # one `persist` at a time
         self.current = SegmentSet()
+        # Segments `stage` made, kept in memory until `persist` writes them (by id of their core columns), and how
+        # many stage calls there were and how many of them `persist` has committed.
+        self._staged: dict[int, BuiltSegment] = {}
+        self._stages = 0
+        self._persisted_stages = 0
         self.problems: list[str] = []  # what opening found wrong (damaged segments), for the user
         self.ready = False  # True once anything was indexed or opened: an index exists, possibly empty
         self._chains: list[ChainPart] = []
@@ -307,23 +321,101 @@ class Segments:
         latest = {a.path: a for a in analyses}
         gone = [p for p in removed if p not in latest]
         self.ready = True
+        target = self.reserve() if latest else None
+        segment = None
+        if latest:
+            try:
+                built = build_segment(list(latest.values()), self._parts, target)
+            except (OSError, ContainerError) as exc:
+                assert self._store is not None
+                self.release(target)
+                target = None
+                _write_failed(self._store, exc)
+                built = build_segment(list(latest.values()), self._parts, None)
+            segment = self._segment_of(built)
         with self._lock:
             segments = self._tombstoned([*gone, *latest], hide=False)
-            target = self.reserve() if latest else None
-            if latest:
-                try:
-                    built = build_segment(list(latest.values()), self._parts, target)
-                except (OSError, ContainerError) as exc:
-                    assert self._store is not None
-                    self.release(target)
-                    target = None
-                    _write_failed(self._store, exc)
-                    built = build_segment(list(latest.values()), self._parts, None)
-                segments.append(self._segment_of(built))
-            self._publish(_kept(segments))
-            self.release(target)  # committed (or kept in memory): no longer pending either way
-            if not self.defer_merges and self.stored_segment_count > MAX_SEGMENTS:
-                self._merge_smallest()
+            if segment is not None:
+                segments.append(segment)
+            self._show(_kept(segments))
+        self._commit()
+        self.release(target)  # committed (or kept in memory): no longer pending either way
+        if not self.defer_merges and self.stored_segment_count > MAX_SEGMENTS:
+            self._merge_smallest()
+
+    def stage(self, analyses: Sequence[FileAnalysis], removed: Iterable[str] = ()) -> None:
+        """`save`, searchable at once and durable later: the new segment is kept in memory and nothing is written
+        until `persist` (without a writable store, this is `save`). A process that ends before `persist` loses
+        nothing: the store still holds the previous versions, which the next start finds stale."""
+        if not self.writable:
+            self.save(analyses, removed)
+            return
+        latest = {a.path: a for a in analyses}
+        gone = [p for p in removed if p not in latest]
+        self.ready = True
+        built = build_segment(list(latest.values()), self._parts, None) if latest else None
+        segment = self._segment_of(built) if built is not None else None
+        with self._lock:
+            segments = self._tombstoned([*gone, *latest], hide=False)
+            if segment is not None and built is not None:
+                self._staged[id(segment.core)] = built
+                segments.append(segment)
+            self._stages += 1
+            self._show(_kept(segments))
+
+    @property
+    def unpersisted(self) -> bool:
+        """A staged change is not committed yet (false again once `persist` has committed it, or given up on it)."""
+        return self._stages != self._persisted_stages
+
+    def persist(self) -> None:
+        """Write what `stage` kept in memory: its segments (their live files) as one stored segment, replacing them
+        in the snapshot, committed with every tombstone since. Staged segments with files hidden by an open buffer
+        wait (they are written with a later save)."""
+        if not self.writable:
+            return
+        with self._persist_lock:
+            with self._lock:
+                upto = self._stages
+                if upto == self._persisted_stages:
+                    return
+                present = {id(s.core) for s in self.current.segments}
+                for key in [k for k in self._staged if k not in present]:
+                    del self._staged[key]
+                picked = tuple(s for s in self.current.segments if id(s.core) in self._staged and s.hidden is None)
+                plan = MergePlan(picked, tuple(s.alive.copy() for s in picked))
+                staged = [self._staged[id(s.core)] for s in picked]
+            try:
+                self._persist(plan, staged)
+            finally:
+                with self._lock:
+                    self._persisted_stages = max(self._persisted_stages, upto)
+
+    def _persist(self, plan: MergePlan, staged: list[BuiltSegment]) -> None:
+        picked = plan.segments
+        if not picked:
+            self._commit()
+            return
+        target = self.reserve()
+        try:
+            if len(picked) == 1 and bool(picked[0].alive.all()):
+                arrays = {name: dict(a) for name, a in staged[0].arrays.items()}
+            else:
+                arrays = part_arrays(merge_core([(s.core, a) for s, a in zip(picked, plan.alive, strict=True)]),
+                                     self._parts)  # fmt: skip
+            built = finish(arrays, self._parts, target)
+        except (OSError, ContainerError) as exc:
+            assert self._store is not None
+            self.release(target)
+            _write_failed(self._store, exc)
+            with self._lock:  # they stay in memory, as a save that could not be written does
+                for segment in picked:
+                    self._staged.pop(id(segment.core), None)
+            return
+        self.adopt_merge(plan, built)
+        with self._lock:  # only now: until the stored segment replaced them, no merge may plan them
+            for segment in picked:
+                self._staged.pop(id(segment.core), None)
 
     def reserve(self) -> SegmentTarget | None:
         """Where a worker may write a new segment (an id the store keeps until a commit), or None when nothing is
@@ -342,20 +434,22 @@ class Segments:
         """Make a segment that a job built part of the index: the older versions of its files and the removed paths
         are tombstoned, in one commit."""
         self.ready = True
+        segment = self._segment_of(built)
+        paths = segment.core.paths.to_list()
         with self._lock:
-            segment = self._segment_of(built)
-            paths = segment.core.paths.to_list()
             segments = self._tombstoned([*removed, *paths], hide=False)
             segments.append(segment)
-            self._publish(_kept(segments))
-            if built.ident:
-                self.release(SegmentTarget(Path(), built.ident))
-            if not self.defer_merges and self.stored_segment_count > MAX_SEGMENTS:
-                self._merge_smallest()
+            self._show(_kept(segments))
+        self._commit()
+        if built.ident:
+            self.release(SegmentTarget(Path(), built.ident))
+        if not self.defer_merges and self.stored_segment_count > MAX_SEGMENTS:
+            self._merge_smallest()
 
     @property
     def stored_segment_count(self) -> int:
-        return sum(not s.volatile for s in self.current.segments)
+        """Segments in the store (or, without one, kept in memory for good): not open buffers, not staged ones."""
+        return sum(not s.volatile and id(s.core) not in self._staged for s in self.current.segments)
 
     def _segment_of(self, built: BuiltSegment) -> Segment:
         """A built segment, opened: mapped from its containers, or over its arrays when it was built in memory."""
@@ -377,11 +471,12 @@ class Segments:
         if not latest:
             return
         self.ready = True
+        built = self._segment_of(build_segment(list(latest.values()), self._parts, None))
         with self._lock:
             segments = self._tombstoned(list(latest), hide=True)
-            built = self._segment_of(build_segment(list(latest.values()), self._parts, None))
             segments.append(Segment("", built.core, built.alive, {}, built.parts, volatile=True))
-            self._publish(_kept(segments))
+            # Nothing stored changes: a hidden file stays alive in the store, and buffers are never written.
+            self._show(_kept(segments))
 
     def _tombstoned(self, paths: Iterable[str], *, hide: bool) -> list[Segment]:
         """The current segments with the live version of each path dead to queries. `hide`: a stored version stays
@@ -428,8 +523,7 @@ class Segments:
 
     def commit_chains(self) -> None:
         """Write what the chain parts changed since the last commit (the segments stay as they are)."""
-        with self._lock:
-            self._publish(list(self.current.segments))
+        self._commit()
 
     def _chain_records(self, store: SegmentStore) -> dict[str, tuple[ContainerRecord, ...]]:
         """Each chain part's containers after writing what it exported (a part whose write fails keeps its old
@@ -458,14 +552,31 @@ class Segments:
         return chains
 
     def _publish(self, segments: list[Segment]) -> None:
-        """Make these segments the current snapshot, committing them (and what the chain parts changed) to the store
-        first when it is writable."""
+        """Make these segments the current snapshot and commit it (and what the chain parts changed) to the store
+        when it is writable. Not to be called holding `_lock` (the commit writes)."""
+        with self._lock:
+            self._show(segments)
+        self._commit()
+
+    def _show(self, segments: list[Segment]) -> None:
+        """Make these segments the current snapshot, in memory (under `_lock`)."""
+        self.current = SegmentSet(tuple(segments))
+
+    def _commit(self) -> None:
+        """Commit the newest snapshot's stored segments and tombstones, and what the chain parts changed, as a new
+        manifest generation (writer only; nothing when nothing changed). Commits run one at a time, outside
+        `_lock`: a save shown meanwhile is in the next commit. A staged segment is not named (it is not written)."""
         store = self._store
-        if store is not None and store.writable:
+        if store is None or not store.writable:
+            return
+        with self._commit_lock:
+            with self._lock:
+                segments = self.current.segments
+                staged = set(self._staged)
             entries = tuple(
                 SegmentEntry(s.ident, s.core.file_count, s.records, s.dead())
                 for s in segments
-                if s.ident and not s.volatile
+                if s.ident and not s.volatile and id(s.core) not in staged
             )
             base = store.manifest
             try:
@@ -478,7 +589,6 @@ class Segments:
                 for part in self._chains:
                     part.export_failed()
                 _write_failed(store, exc)
-        self.current = SegmentSet(tuple(segments))
 
     def plan_merge(self, *, everything: bool = False) -> MergePlan | None:
         """The segments a merge should unite now: the smallest stored ones (and the mostly dead ones) so that about
@@ -489,7 +599,10 @@ class Segments:
             candidates = [
                 i
                 for i, s in enumerate(segments)
-                if not s.volatile and s.hidden is None and id(s.core) not in self._merging
+                if not s.volatile
+                and s.hidden is None
+                and id(s.core) not in self._merging
+                and id(s.core) not in self._staged
             ]
             candidates.sort(key=lambda i: segments[i].live_count)
             if everything:
@@ -517,10 +630,10 @@ class Segments:
     def adopt_merge(self, plan: MergePlan, built: BuiltSegment) -> bool:
         """Replace the planned segments by the merged one; files that died in them while the merge ran (a planned
         segment gone from the snapshot died whole: no other merge takes planned segments) are dead in it too."""
+        merged = self._segment_of(built)
         with self._lock:
             self._merging.difference_update(id(s.core) for s in plan.segments)
             now = {id(s.core): s for s in self.current.segments}
-            merged = self._segment_of(built)
             died: list[str] = []
             for planned, alive_then in zip(plan.segments, plan.alive, strict=True):
                 current = now.get(id(planned.core))
@@ -534,10 +647,11 @@ class Segments:
             merged = merged.with_alive(alive, None)
             planned_cores = {id(s.core) for s in plan.segments}
             kept = [s for s in self.current.segments if id(s.core) not in planned_cores]
-            self._publish(_kept([*kept, merged]))
-            if built.ident:
-                self.release(SegmentTarget(Path(), built.ident))
-            return True
+            self._show(_kept([*kept, merged]))
+        self._commit()
+        if built.ident:
+            self.release(SegmentTarget(Path(), built.ident))
+        return True
 
     def _merge_smallest(self) -> None:
         self.merge_now()

@@ -107,3 +107,80 @@ def test_a_sigkill_at_any_moment_leaves_an_index_that_answers_like_a_fresh_build
             assert recovered == snapshot(fresh)
         finally:
             fresh.close()
+
+
+# The child: index, change three files (a new one, an edited one, a deleted one) through the engine's single-change
+# path, then wait to be killed — with the persister held back ("staged": searchable, not written) or after it wrote.
+STAGED_CHILD = textwrap.dedent(
+    """
+    import sys
+    import time
+    from pathlib import Path
+    from maguyva_lsp.config import Settings
+    from maguyva_lsp.engine import Engine
+    from maguyva_lsp.index.segment_set import Segments
+
+    if __name__ == "__main__":
+        root, index_dir, mode = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+        engine = Engine(root, Settings(index_dir=index_dir, workers=1))
+        engine.index()
+        if mode == "staged":
+            Segments.persist = lambda self: time.sleep(3600)
+        (root / "app" / "cache.py").write_text("def expire_entries(cache):\\n    cache.clear()\\n")
+        (root / "app" / "config.py").write_text("def parse_config(text):\\n    return text.split()\\n")
+        (root / "README.md").unlink()
+        engine.update(["app/cache.py", "app/config.py", "README.md"])
+        while mode == "written" and engine.segments.unpersisted:
+            time.sleep(0.01)
+        found = engine.search("where is expire_entries defined").to_json()["results"]
+        print("SEARCHABLE" if found and found[0]["uri"].endswith("app/cache.py") else "MISSING", flush=True)
+        time.sleep(3600)
+    """
+)
+
+
+@pytest.mark.parametrize("mode", ["staged", "written"])
+def test_a_sigkill_right_after_a_save_loses_nothing(tmp_path: Path, mode: str) -> None:
+    """Killed with a save staged (searchable, not written), the store still holds the previous generation, and the
+    next start analyses the changed files again; killed after the persister wrote it, the store holds the change
+    and nothing is analysed again. Either way the restarted index answers as a fresh build of the folder does."""
+    root = tmp_path / "ws"
+    write_tree(root, FILES)
+    index_dir = tmp_path / "idx"
+    script = tmp_path / "child.py"
+    script.write_text(STAGED_CHILD)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(root), str(index_dir), mode],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "SEARCHABLE"
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+    engine = Engine(root, Settings(index_dir=str(index_dir), workers=1))
+    try:
+        engine.index()
+        recovered = snapshot(engine)
+        counters = engine.counters
+        store = engine.index_dir
+    finally:
+        engine.close()
+    if mode == "staged":
+        assert counters.analyzed == 2  # the new and the edited file; the deleted one is removed
+    else:
+        assert counters.analyzed == 0 and counters.removed == 0
+    manifest = read_manifest(store)
+    assert manifest is not None
+    assert {p.name for p in (store / DATA_DIR).iterdir()} == manifest.container_names()
+    fresh = Engine(root, Settings(workers=1), persist=False)
+    try:
+        fresh.index()
+        assert recovered == snapshot(fresh)
+    finally:
+        fresh.close()
