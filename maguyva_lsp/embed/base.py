@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 BITS_PER_BYTE = 8
+INT8_MAX = 127
 
 # What input suits a model (see embed/text.py): `words` for a static bag-of-tokens model, `code` for a contextual one.
 TextStyle = Literal["words", "code"]
@@ -69,6 +70,15 @@ class Embeddings:
         if all(p.floats is not None for p in parts):
             return Embeddings(codes, np.concatenate([p.floats for p in parts if p.floats is not None]))
         return Embeddings(codes)
+
+
+def quantize_int8(floats: NDArray[np.float32]) -> tuple[NDArray[np.int8], NDArray[np.float32]]:
+    """Symmetric per-row int8 quantization: v ≈ q × scale with scale = max|v| / 127 (per row: a row's result does not
+    depend on the others, so the vectors store and the embedding cache keep the same bytes for it)."""
+    scales = (np.abs(floats).max(axis=1) / INT8_MAX).astype(np.float32)
+    safe = np.where(scales > 0, scales, 1.0).astype(np.float32)
+    quantized = np.rint(floats / safe[:, None]).astype(np.int8)
+    return quantized, scales
 
 
 @runtime_checkable

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from maguyva_lsp.embed.base import BITS_PER_BYTE, Embeddings
+from maguyva_lsp.embed.base import BITS_PER_BYTE, Embeddings, quantize_int8
 from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.index.vector_part import (
     PART_FORMAT,
@@ -49,7 +49,6 @@ COMPACT_MIN_TOMBSTONES = 256
 # A part is merged into the part before it while that one is at most this many times its size (rows + files): the
 # chain stays logarithmic in length and each row is rewritten O(log n) times.
 MERGE_RATIO = 2
-INT8_MAX = 127
 
 
 class VectorStoreError(Exception):
@@ -158,14 +157,6 @@ def nearest_rows(
     if tie_order is not None and len(at_cutoff) > needed:
         at_cutoff = tie_order(at_cutoff)
     return np.sort(np.concatenate((below, at_cutoff[:needed])))
-
-
-def quantize_int8(floats: NDArray[np.float32]) -> tuple[NDArray[np.int8], NDArray[np.float32]]:
-    """Symmetric per-row int8 quantization: v ≈ q × scale with scale = max|v| / 127."""
-    scales = (np.abs(floats).max(axis=1) / INT8_MAX).astype(np.float32)
-    safe = np.where(scales > 0, scales, 1.0).astype(np.float32)
-    quantized = np.rint(floats / safe[:, None]).astype(np.int8)
-    return quantized, scales
 
 
 def row_vectors(embeddings: Embeddings) -> RowVectors:

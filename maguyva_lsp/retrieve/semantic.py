@@ -32,7 +32,7 @@ from maguyva_lsp.model import Span as ModelSpan
 from maguyva_lsp.query.snippet import snippet_code, snippet_kinds
 from maguyva_lsp.retrieve.base import RetrieverError
 from maguyva_lsp.store.container import ContainerError, ContainerRecord
-from maguyva_lsp.store.embedding_cache import EmbeddingCache, text_hash
+from maguyva_lsp.store.embedding_cache import CachedRow, EmbeddingCache, text_hash
 
 log = logging.getLogger(__name__)
 
@@ -277,7 +277,7 @@ class SemanticRetriever:
             if hit is not None and (hit[1] is not None) == self._doc_floats:
                 hits.append(i)
         if hits:
-            put(hits, _stored_form([cached[plan[i].ref.text_hash] for i in hits], dimension))
+            put(hits, _stored_form([cached[plan[i].ref.text_hash] for i in hits]))
         have.update(hits)
         todo = [i for i in range(len(plan)) if i not in have]
         if todo:
@@ -510,13 +510,13 @@ def _hit(ref: RowRef, score: float, distance: int) -> Hit:
     )
 
 
-def _stored_form(rows: list[tuple[np.ndarray, np.ndarray | None]], dimension: int) -> RowVectors:
-    """Cached rows (codes, floats or None) as the store keeps them."""
+def _stored_form(rows: list[CachedRow]) -> RowVectors:
+    """Cached rows (codes, int8 vector and scale, or None) as the store keeps them: the cache holds that very form."""
     codes = np.stack([r[0] for r in rows]).astype(np.uint8, copy=False)
-    floats = [r[1] for r in rows]
-    if any(f is None for f in floats):
+    if any(r[1] is None or r[2] is None for r in rows):
         return RowVectors(codes)
-    return row_vectors(Embeddings(codes, np.stack([f for f in floats if f is not None]).astype(np.float32)))
+    quantized = np.stack([r[1] for r in rows if r[1] is not None]).astype(np.int8, copy=False)
+    return RowVectors(codes, quantized, np.array([r[2] for r in rows], dtype=np.float32))
 
 
 def _gives_document_floats(embedder: Embedder) -> bool:

@@ -20,12 +20,13 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from maguyva_lsp.embed.base import BITS_PER_BYTE, Embeddings
+from maguyva_lsp.embed.base import BITS_PER_BYTE, Embeddings, quantize_int8
 
 log = logging.getLogger(__name__)
 
 CACHE_FILE = "embeddings.sqlite3"
-SCHEMA_VERSION = 1
+# 2: rows keep int8 rescoring vectors with their scale (the vectors store's form) instead of float16 floats.
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 10_000  # another process may hold the write lock while it stores a large batch
 # Keys per SELECT: under SQLite's historical limit of 999 bound variables (3 are taken by model and dimension).
 LOOKUP_BATCH = 900
@@ -45,14 +46,16 @@ CREATE TABLE IF NOT EXISTS embeddings (
     dimension INTEGER NOT NULL,
     text_hash BLOB NOT NULL,
     codes BLOB NOT NULL,
-    floats BLOB,
+    rescore BLOB,
     used INTEGER NOT NULL,
     PRIMARY KEY (model, dimension, text_hash)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS embeddings_used ON embeddings (used);
 """
 
-CachedRow = tuple[NDArray[np.uint8], NDArray[np.float32] | None]
+# A cached row: its packed codes, and (for a model that gives floats) its int8 rescoring vector and scale.
+CachedRow = tuple[NDArray[np.uint8], NDArray[np.int8] | None, float | None]
+_SCALE = np.dtype("<f4")
 
 
 def text_hash(text: str) -> bytes:
@@ -63,7 +66,8 @@ def text_hash(text: str) -> bytes:
 class EmbeddingCache:
     """Embeddings by (model, dimension, text hash). `path=None` keeps them in memory only.
 
-    Floats are stored as float16: they only rescore candidates, and the vector store keeps int8 anyway.
+    Floats are stored as the vectors store keeps them, int8 with a float32 scale per row (`quantize_int8`, per row):
+    a row taken from the cache is the very row a fresh embedding gives, so a recovered index answers like a fresh one.
     Any database failure is logged and answered as a cache miss; a damaged file is replaced by an empty one.
     """
 
@@ -161,12 +165,12 @@ class EmbeddingCache:
                     part = unique[start : start + LOOKUP_BATCH]
                     marks = ",".join("?" * len(part))
                     rows = self._conn.execute(
-                        "SELECT text_hash, codes, floats, used FROM embeddings "
+                        "SELECT text_hash, codes, rescore, used FROM embeddings "
                         f"WHERE model = ? AND dimension = ? AND text_hash IN ({marks})",
                         (model, dimension, *part),
                     ).fetchall()
-                    for key, codes, floats, used in rows:
-                        decoded = _decode(codes, floats, width, dimension)
+                    for key, codes, rescore, used in rows:
+                        decoded = _decode(codes, rescore, width, dimension)
                         if decoded is not None:
                             found[bytes(key)] = decoded
                             if used < now - USED_REFRESH_SECONDS:
@@ -190,11 +194,15 @@ class EmbeddingCache:
         if not keys:
             return
         now = int(time.time())
-        floats = None if embeddings.floats is None else embeddings.floats.astype(np.float16)
+        rescore = None if embeddings.floats is None else quantize_int8(embeddings.floats)
         rows = [
-            (model, dimension, key, embeddings.codes[i].tobytes(), None if floats is None else floats[i].tobytes(), now)
+            (
+                model, dimension, key, embeddings.codes[i].tobytes(),
+                None if rescore is None else rescore[0][i].tobytes() + rescore[1][i : i + 1].astype(_SCALE).tobytes(),
+                now,
+            )
             for i, key in enumerate(keys)
-        ]
+        ]  # fmt: skip
         with self._lock:
             if self._conn is None:
                 return
@@ -288,13 +296,14 @@ class EmbeddingCache:
                 self._conn = None
 
 
-def _decode(codes: bytes, floats: bytes | None, width: int, dimension: int) -> CachedRow | None:
+def _decode(codes: bytes, rescore: bytes | None, width: int, dimension: int) -> CachedRow | None:
     """A stored row as arrays, or None when its sizes are wrong (treated as a miss)."""
     if len(codes) != width:
         return None
     code_row = np.frombuffer(codes, dtype=np.uint8).copy()
-    if floats is None:
-        return code_row, None
-    if len(floats) != dimension * np.dtype(np.float16).itemsize:
+    if rescore is None:
+        return code_row, None, None
+    if len(rescore) != dimension + _SCALE.itemsize:
         return None
-    return code_row, np.frombuffer(floats, dtype=np.float16).astype(np.float32)
+    scale = float(np.frombuffer(rescore, dtype=_SCALE, offset=dimension)[0])
+    return code_row, np.frombuffer(rescore, dtype=np.int8, count=dimension).copy(), scale

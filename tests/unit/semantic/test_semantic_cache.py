@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from maguyva_lsp.embed.base import Embeddings, pack_signs, unit_rows
+from maguyva_lsp.embed.base import Embeddings, pack_signs, quantize_int8, unit_rows
 from maguyva_lsp.store import embedding_cache
 from maguyva_lsp.store.embedding_cache import CACHE_FILE, EmbeddingCache, text_hash
 
@@ -38,10 +38,12 @@ def test_put_then_get_across_instances(tmp_path: Path) -> None:
     assert len(second) == 5
     found = second.get("m", DIM, [*keys[:3], text_hash("absent")])
     assert set(found) == set(keys[:3])
-    codes, floats = found[keys[1]]
+    codes, quantized, scale = found[keys[1]]
     assert np.array_equal(codes, emb.codes[1])
-    assert floats is not None and emb.floats is not None
-    assert np.allclose(floats, emb.floats[1], atol=1e-3)  # stored as float16
+    assert quantized is not None and scale is not None and emb.floats is not None
+    # Stored as the vectors store keeps a row (int8 and its scale), bit for bit.
+    expected_q, expected_scale = quantize_int8(emb.floats)
+    assert np.array_equal(quantized, expected_q[1]) and scale == float(expected_scale[1])
 
 
 def test_model_and_dimension_are_part_of_the_key(tmp_path: Path) -> None:
@@ -60,7 +62,7 @@ def test_rows_without_floats_and_many_keys(tmp_path: Path) -> None:
     cache.put("voyage/x", DIM, keys, emb)
     found = cache.get("voyage/x", DIM, keys)
     assert len(found) == 2500
-    assert all(floats is None for _, floats in found.values())
+    assert all(quantized is None and scale is None for _, quantized, scale in found.values())
     assert np.array_equal(found[keys[2000]][0], emb.codes[2000])
 
 
@@ -136,6 +138,12 @@ def test_wrong_sized_rows_are_misses(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     assert cache.get("m", DIM, [key]) == {}
+    cache.put("m", DIM, [text_hash("j")], _embeddings(1, 8))
+    conn = sqlite3.connect(tmp_path / CACHE_FILE)
+    conn.execute("UPDATE embeddings SET rescore = x'0000'")
+    conn.commit()
+    conn.close()
+    assert cache.get("m", DIM, [text_hash("j")]) == {}
 
 
 def test_two_connections_share_the_file(tmp_path: Path) -> None:
