@@ -21,7 +21,6 @@ path class. The hits are exactly those a full verification would rank first; onl
 from __future__ import annotations
 
 import bisect
-import itertools
 from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass, field
 
@@ -270,10 +269,18 @@ def _ordered(view: FileView, matcher: Matcher, deadline: Deadline) -> Iterator[S
     """A file's matches, better ones first, each part in text order (lazily: a file shown once is read once)."""
     if not matcher.has_better:
         return matcher.matches(view, deadline)
-    spans = _spans(view, matcher, deadline)
-    better = (s for s in spans if matcher.better(view, s))
-    others = (s for s in spans if not matcher.better(view, s))
-    return itertools.chain(better, others)
+    return _better_first(view, matcher, _spans(view, matcher, deadline))
+
+
+def _better_first(view: FileView, matcher: Matcher, spans: list[Span]) -> Iterator[Span]:
+    """The better spans in text order, then the others in text order, asking `better` once per span."""
+    others: list[Span] = []
+    for span in spans:
+        if matcher.better(view, span):
+            yield span
+        else:
+            others.append(span)
+    yield from others
 
 
 def _round_robin(

@@ -94,7 +94,9 @@ class SearchResponse:
 
     def map_spans(self, fn: Callable[[str, Span], Span]) -> SearchResponse:
         """The same answer with each result's span through `fn(uri, span)` (a client's column units)."""
-        moved = tuple(dataclasses.replace(r, span=fn(r.uri, r.span)) for r in self.results)
+        moved = tuple(
+            r if (span := fn(r.uri, r.span)) is r.span else dataclasses.replace(r, span=span) for r in self.results
+        )
         return dataclasses.replace(self, results=moved)
 
     def text_matches_json(self) -> dict[str, Any] | None:

@@ -1,8 +1,10 @@
 """The pygls language server: owns the workspace engines, the worker threads and the watchers; handlers live apart.
 
-Threading: the event loop only parses messages and sends replies. Queries run on a small thread pool; every change
-to an index (initial index, file events, open buffers, re-index) runs on one dedicated writer thread, so changes are
-applied in order while queries keep reading the retrievers' current state.
+Threading: one thread reads stdin (server/stdio.py); the event loop parses messages, dispatches them and sends
+notifications. The contract's requests run on a small thread pool (pygls' `@server.thread()` handlers), which also
+sends their replies (one message at a time on stdout); every change to an index (initial index, file events, open
+buffers, re-index) runs on one dedicated writer thread, so changes are applied in order while queries keep reading
+the retrievers' current state.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from typing import Any, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from maguyva_lsp import __version__
@@ -32,7 +33,7 @@ from maguyva_lsp.failures import BACKGROUND, Failure, failure_log
 from maguyva_lsp.server.convert import plain
 from maguyva_lsp.server.logs import install_client_logging
 from maguyva_lsp.server.protocol import REQUEST_FAILED, MaguyvaProtocol
-from maguyva_lsp.server.stdio import StdinMessages, serve_messages
+from maguyva_lsp.server.stdio import MessageWriter, StdinMessages, serve_messages
 from maguyva_lsp.watch.watcher import FolderWatcher
 from maguyva_lsp.workspace import WorkspaceSet
 
@@ -73,7 +74,7 @@ class MaguyvaServer(LanguageServer):
         """Serve over stdio until the client says exit or closes the stream: pygls' own loop, with messages read whole
         by one thread (server/stdio.py: a request then starts after two thread wake-ups instead of six)."""
         self._stop_event = stop = threading.Event()
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        self.protocol.set_writer(MessageWriter(stdout or sys.stdout.buffer))
 
         async def serve() -> None:
             messages = StdinMessages(stdin or sys.stdin.buffer, asyncio.get_running_loop())
@@ -89,10 +90,6 @@ class MaguyvaServer(LanguageServer):
             self.shutdown()  # type: ignore[no-untyped-call]  # pygls: stops its pool and server
 
     # -- threads
-
-    async def in_query_thread(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a read-only query off the event loop."""
-        return await asyncio.get_running_loop().run_in_executor(self.queries, fn, *args)
 
     def on_writer(self, fn: Callable[..., T], *args: Any) -> Future[T]:
         """Queue a change to the indexes on the single writer thread."""
@@ -169,14 +166,18 @@ class MaguyvaServer(LanguageServer):
 
     # -- the contract
 
-    async def answer(self, kind: type[Request], params: Any) -> dict[str, Any]:
-        """Parse params into the contract's request, answer it off the event loop, return the answer's JSON. A bad
+    @property
+    def thread_pool(self) -> ThreadPoolExecutor:
+        """pygls runs the handlers marked `@server.thread()` (the contract's requests) here: the query threads."""
+        return self.queries
+
+    def answer(self, kind: type[Request], params: Any) -> dict[str, Any]:
+        """On a query thread: parse params into the contract's request, answer it, return the answer's JSON (pygls
+        sends the reply from this thread, so that the event loop is not woken once more before it leaves). A bad
         request is JSON-RPC -32602 naming the field; one that cannot be answered now, -32803."""
         try:
             request = kind.parse(plain(params))
-            answer = await self.in_query_thread(
-                lambda: self.workspaces.handle(request, self.codec, pending=bool(self.folders_pending))
-            )
+            answer = self.workspaces.handle(request, self.codec, pending=bool(self.folders_pending))
         except InvalidRequestError as exc:
             raise JsonRpcInvalidParams(str(exc), data={"field": exc.field}) from None
         except UnavailableError as exc:

@@ -47,7 +47,9 @@ def register(server: MaguyvaServer) -> None:
             ls.show(f"bad setting: {problem}")
 
     @server.feature(types.INITIALIZED)
-    async def initialized(ls: MaguyvaServer, _params: types.InitializedParams) -> None:
+    def initialized(ls: MaguyvaServer, _params: types.InitializedParams) -> None:
+        # Run as the notification is read (not as a task): a request read after it, answered on a query thread at
+        # once, must see the folders as scheduled (status says indexing until they are open).
         roots = [Path(path_of_uri(f.uri)) for f in ls.workspace.folders.values()]
         if not roots and ls.workspace.root_uri:
             roots = [Path(path_of_uri(ls.workspace.root_uri))]
@@ -113,34 +115,40 @@ def register(server: MaguyvaServer) -> None:
         if located is not None:
             ls.on_writer(located[0].close_buffer, located[1])
 
-    # -- the contract's requests
+    # -- the contract's requests: answered on a query thread, whose reply leaves from it (`@server.thread()`)
 
     @server.feature(types.WORKSPACE_SYMBOL)
-    async def workspace_symbol(ls: MaguyvaServer, params: Any) -> list[dict[str, Any]]:
-        answer = await ls.answer(SymbolsRequest, params)
+    @server.thread()
+    def workspace_symbol(ls: MaguyvaServer, params: Any) -> list[dict[str, Any]]:
+        answer = ls.answer(SymbolsRequest, params)
         return [{**s, "kind": lsp_symbol_kind(s["kind"]).value} for s in answer["symbols"]]
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    async def definition(ls: MaguyvaServer, params: Any) -> list[dict[str, Any]]:
-        locations: list[dict[str, Any]] = (await ls.answer(DefinitionRequest, params))["locations"]
+    @server.thread()
+    def definition(ls: MaguyvaServer, params: Any) -> list[dict[str, Any]]:
+        locations: list[dict[str, Any]] = ls.answer(DefinitionRequest, params)["locations"]
         return locations
 
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
-    async def references(ls: MaguyvaServer, params: Any) -> list[dict[str, Any]]:
-        locations: list[dict[str, Any]] = (await ls.answer(ReferencesRequest, params))["locations"]
+    @server.thread()
+    def references(ls: MaguyvaServer, params: Any) -> list[dict[str, Any]]:
+        locations: list[dict[str, Any]] = ls.answer(ReferencesRequest, params)["locations"]
         return locations
 
     @server.feature("maguyva/search")
-    async def search(ls: MaguyvaServer, params: Any) -> dict[str, Any]:
-        return await ls.answer(SearchRequest, params)
+    @server.thread()
+    def search(ls: MaguyvaServer, params: Any) -> dict[str, Any]:
+        return ls.answer(SearchRequest, params)
 
     @server.feature("maguyva/impact")
-    async def impact(ls: MaguyvaServer, params: Any) -> dict[str, Any]:
-        return await ls.answer(ImpactRequest, params)
+    @server.thread()
+    def impact(ls: MaguyvaServer, params: Any) -> dict[str, Any]:
+        return ls.answer(ImpactRequest, params)
 
     @server.feature("maguyva/status")
-    async def status(ls: MaguyvaServer, params: Any) -> dict[str, Any]:
-        return await ls.answer(StatusRequest, params)
+    @server.thread()
+    def status(ls: MaguyvaServer, params: Any) -> dict[str, Any]:
+        return ls.answer(StatusRequest, params)
 
     @server.command(REINDEX_COMMAND)
     def reindex(ls: MaguyvaServer, *_args: Any) -> dict[str, Any]:

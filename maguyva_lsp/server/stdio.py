@@ -28,6 +28,24 @@ log = logging.getLogger(__name__)
 CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
 
 
+class MessageWriter:
+    """pygls' writer over stdout, one whole message at a time: replies leave from the query threads that made them,
+    notifications from the event loop."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self._lock = threading.Lock()
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            self._stream.write(data)
+            self._stream.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            self._stream.close()
+
+
 def read_message(stream: BinaryIO) -> tuple[bytes | None, bool]:
     """The body of the next message (None when its headers named no length), and whether the stream goes on."""
     length = 0
