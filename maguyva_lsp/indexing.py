@@ -56,6 +56,8 @@ CATCH_UP_GROUP_FILES = 64
 # Stored files at least this many (a cold build's) are resolved into the graph by the analysis pool's workers, a
 # share each, instead of in this process (which would hold the interpreter lock for the whole resolution).
 WORKER_GRAPH_FILES = 500
+# The semantic lane waiting for a cold build's merge checks this often whether the process is closing.
+MERGE_WAIT_SLICE_S = 0.2
 
 
 def _combined(batches: Sequence[ChangeBatch]) -> ChangeBatch:
@@ -193,7 +195,12 @@ class IndexWriter:
                     # The workers' heaps hold what they built (the graph's tables): the merge starts a fresh one.
                     self._analyzer.release()
                     self._merge_after_run = False
-                    self.merge_in_background()
+                    merge = self.merge_in_background()
+                    if merge is not None and self._embed_later:
+                        # The embedding catch-up waits for it (the lane counts as busy meanwhile): the merge worker
+                        # and the catch-up are the two largest heaps of a cold build, and one after the other they
+                        # keep its peak near a gigabyte lower (semantic completes later by the merge's duration).
+                        self._lane.submit_call(functools.partial(self._await_merge, merge))
                 # Embedding starts once the other modalities are complete: the lane's thread shares this process's
                 # interpreter lock with the graph's resolution, and would only slow it down.
                 for paths in self._embed_later:
@@ -312,6 +319,11 @@ class IndexWriter:
                 functools.partial(self._apply_stored_vectors, changed[start : start + CATCH_UP_GROUP_FILES])
             )
         self.lane_files += len(changed)
+
+    def _await_merge(self, merge: threading.Thread) -> None:
+        """On the semantic lane: wait for a merge to end (or the semantic retriever to stop)."""
+        while merge.is_alive() and not (self._semantic is not None and self._semantic.stopping) and not self.closed:
+            merge.join(MERGE_WAIT_SLICE_S)
 
     def _apply_stored_vectors(self, paths: list[str]) -> None:
         """On the semantic lane: the stored analyses of these files, applied to the semantic retriever."""
