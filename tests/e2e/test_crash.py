@@ -12,6 +12,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,6 +84,19 @@ def kill_at_random(root: Path, index_dir: Path, rng: random.Random) -> None:
         child.wait(timeout=30)
 
 
+def assert_like_a_fresh_build(root: Path, store: Path, recovered: list[Any]) -> None:
+    """The store holds only what its manifest names, and the recovered index answers as a fresh build does."""
+    manifest = read_manifest(store)
+    assert manifest is not None
+    assert {p.name for p in (store / DATA_DIR).iterdir()} == manifest.container_names()
+    fresh = Engine(root, Settings(workers=1), persist=False)
+    try:
+        fresh.index()
+        assert recovered == snapshot(fresh)
+    finally:
+        fresh.close()
+
+
 def test_a_sigkill_at_any_moment_leaves_an_index_that_answers_like_a_fresh_build(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     write_tree(root, corpus())
@@ -98,15 +112,7 @@ def test_a_sigkill_at_any_moment_leaves_an_index_that_answers_like_a_fresh_build
             store = engine.index_dir
         finally:
             engine.close()
-        manifest = read_manifest(store)
-        assert manifest is not None
-        assert {p.name for p in (store / DATA_DIR).iterdir()} == manifest.container_names()
-        fresh = Engine(root, Settings(workers=1), persist=False)
-        try:
-            fresh.index()
-            assert recovered == snapshot(fresh)
-        finally:
-            fresh.close()
+        assert_like_a_fresh_build(root, store, recovered)
 
 
 # The child: index, change three files (a new one, an edited one, a deleted one) through the engine's single-change
@@ -175,12 +181,4 @@ def test_a_sigkill_right_after_a_save_loses_nothing(tmp_path: Path, mode: str) -
         assert counters.analyzed == 2  # the new and the edited file; the deleted one is removed
     else:
         assert counters.analyzed == 0 and counters.removed == 0
-    manifest = read_manifest(store)
-    assert manifest is not None
-    assert {p.name for p in (store / DATA_DIR).iterdir()} == manifest.container_names()
-    fresh = Engine(root, Settings(workers=1), persist=False)
-    try:
-        fresh.index()
-        assert recovered == snapshot(fresh)
-    finally:
-        fresh.close()
+    assert_like_a_fresh_build(root, store, recovered)
