@@ -518,10 +518,14 @@ class CodeGraph:
 
     def stats(self) -> dict[str, int]:
         state, scores = self.view()
-        counted = self._edge_count
-        if counted is None or counted[0] is not state:
-            counted = self._edge_count = (state, live_uses(state).distinct_pairs(state.slot_count))
-        return {"files": state.file_count, "nodes": scores.node_count, "edges": counted[1], "sites": scores.site_total}
+        if scores.pair_total >= 0:  # computed with the scores of this state
+            edges = scores.pair_total
+        else:  # scores from an older container: counted once per state
+            counted = self._edge_count
+            if counted is None or counted[0] is not state:
+                counted = self._edge_count = (state, live_uses(state).distinct_pairs(state.slot_count))
+            edges = counted[1]
+        return {"files": state.file_count, "nodes": scores.node_count, "edges": edges, "sites": scores.site_total}
 
     # ---- whole-graph views, for tests and benchmarks --------------------------------------------------------------
     def node_ids(self) -> Iterator[str]:

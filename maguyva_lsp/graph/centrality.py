@@ -81,6 +81,10 @@ class CentralityScores:
     node_count: int = 0
     edge_count: int = 0  # distinct voting pairs (test files' uses excluded)
     site_total: int = 0  # live uses
+    # Distinct (source, target) pairs over every live use, test files' included: status's edge count, computed with
+    # the scores so that a status request never sorts every use (seconds on a large graph). -1: not known (scores
+    # read from a container written before it was stored).
+    pair_total: int = -1
 
     def _slot(self, table: npt.NDArray[np.int32], text: str) -> int:
         sid = self.strings.find(text)
@@ -122,11 +126,12 @@ class CentralityScores:
             self.node_count,
             self.edge_count,
             self.site_total,
+            self.pair_total,
         )
 
     def arrays(self) -> dict[str, npt.NDArray[Any]]:
         """The computed arrays, for a segment file (the slot tables belong to the snapshot)."""
-        counts = np.array([self.node_count, self.edge_count, self.site_total], dtype=np.int64)
+        counts = np.array([self.node_count, self.edge_count, self.site_total, self.pair_total], dtype=np.int64)
         return {
             "values": self.values,
             "in_degree": self.in_degree,
@@ -142,7 +147,7 @@ class CentralityScores:
                 raise ValueError(f"graph centrality: array {name} missing")
         if len(arrays["values"]) != snapshot.slot_count or len(arrays["file_values"]) != snapshot.file_bases[-1]:
             raise ValueError("graph centrality: arrays do not match the segments")
-        counts = [int(c) for c in arrays["counts"]]
+        counts = [int(c) for c in arrays["counts"]][:4]  # three in containers written before pair_total
         return cls(
             snapshot.strings,
             snapshot.node_slot,
@@ -201,7 +206,7 @@ def compute_centrality(snapshot: GraphSnapshot) -> CentralityScores:
         files = np.zeros(snapshot.file_bases[-1])
         no_degree = np.zeros(0, dtype=np.int64)
         return CentralityScores(
-            snapshot.strings, snapshot.node_slot, snapshot.file_slot, empty, no_degree, no_degree, files
+            snapshot.strings, snapshot.node_slot, snapshot.file_slot, empty, no_degree, no_degree, files, pair_total=0
         )
     import scipy.sparse as sp
 
@@ -237,4 +242,5 @@ def compute_centrality(snapshot: GraphSnapshot) -> CentralityScores:
         node_count=n_live,
         edge_count=int(matrix.nnz),
         site_total=len(uses.source),
+        pair_total=uses.distinct_pairs(size),
     )

@@ -282,3 +282,24 @@ def test_files_it_does_not_hold_are_remembered_as_given(project: Path, tmp_path:
 
 def _all(root: Path) -> list[str]:
     return [p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()]
+
+
+def test_the_edge_count_comes_with_the_scores_and_survives_a_reopen(project: Path, tmp_path: Path) -> None:
+    """Status's edge count (distinct pairs over every live use, test files' included) is counted when the centrality
+    is, not by the status request (which sorted every use: seconds on a large graph), and is stored with it."""
+    from maguyva_lsp.graph.centrality import live_uses
+
+    def counted(graph: GraphRetriever) -> int:
+        state = graph.graph.state
+        return live_uses(state).distinct_pairs(state.slot_count)
+
+    graph = GraphRetriever()
+    store = Store(tmp_path / "index", graph)
+    _fresh(project, graph)
+    assert graph.graph.scores.pair_total == counted(graph) == graph.stats()["edges"] > 0
+    edit_file(project, graph, "lib_b.py", VARIANTS["lib_b.py"][0])
+    assert graph.graph.scores.pair_total == counted(graph) == graph.stats()["edges"]
+    store.commit()
+    reopened = store.reopen()
+    assert reopened.graph.scores.pair_total == counted(graph) == reopened.stats()["edges"]
+    store.close()
