@@ -4,6 +4,7 @@ as a fresh build of the folder does, and the store holds only what its manifest 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,28 +62,32 @@ def corpus() -> dict[str, str]:
     return files
 
 
-def kill_at_random(root: Path, index_dir: Path, rng: random.Random) -> None:
-    script = root.parent / "child.py"
-    script.write_text(CHILD)
+@contextlib.contextmanager
+def killed_child(source: str, folder: Path, *args: str) -> Iterator[subprocess.Popen[str]]:
+    """Run `source` as a script (written into `folder`) with `args`, reading its stdout; SIGKILL it and its workers on
+    leaving. A session of its own: the kill takes its worker processes too, as a machine that loses power would."""
+    script = folder / "child.py"
+    script.write_text(source)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    # A session of its own: the kill takes its worker processes too, as a machine that loses power would.
     child = subprocess.Popen(
-        [sys.executable, str(script), str(root), str(index_dir)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
+        [sys.executable, str(script), *args], stdout=subprocess.PIPE, text=True, env=env, start_new_session=True
     )
     try:
+        assert child.stdout is not None
+        yield child
+    finally:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+
+
+def kill_at_random(root: Path, index_dir: Path, rng: random.Random) -> None:
+    with killed_child(CHILD, root.parent, str(root), str(index_dir)) as child:
         assert child.stdout is not None
         wanted = rng.choice(["MERGING", "EDITING"])
         for line in child.stdout:
             if line.strip() == wanted:
                 break
         time.sleep(rng.uniform(0.0, 0.8))
-    finally:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.wait(timeout=30)
 
 
 def assert_like_a_fresh_build(root: Path, store: Path, recovered: list[Any]) -> None:
@@ -153,22 +159,9 @@ def test_a_sigkill_right_after_a_save_loses_nothing(tmp_path: Path, mode: str) -
     root = tmp_path / "ws"
     write_tree(root, FILES)
     index_dir = tmp_path / "idx"
-    script = tmp_path / "child.py"
-    script.write_text(STAGED_CHILD)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    child = subprocess.Popen(
-        [sys.executable, str(script), str(root), str(index_dir), mode],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
-    try:
+    with killed_child(STAGED_CHILD, tmp_path, str(root), str(index_dir), mode) as child:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "SEARCHABLE"
-    finally:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.wait(timeout=30)
     engine = Engine(root, Settings(index_dir=str(index_dir), workers=1))
     try:
         engine.index()
