@@ -5,7 +5,9 @@ edits keeps the edits."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,12 +36,13 @@ def small_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("small_parallel")
-def _fresh_build(root: Path) -> list[object]:
-    """What a fresh in-memory build of the folder in one process answers (the reference for every comparison)."""
+def _fresh_build(root: Path, view: Callable[[Engine], Any] = snapshot) -> Any:
+    """What a fresh in-memory build of the folder in one process answers, or shows through `view` (the reference for
+    every comparison)."""
     engine = Engine(root, Settings(workers=1), persist=False)
     try:
         engine.index()
-        return snapshot(engine)
+        return view(engine)
     finally:
         engine.close()
 
@@ -169,17 +172,7 @@ def test_graph_resolved_in_workers_equals_one_process(tmp_path: Path, monkeypatc
         edited = _graph_view(engine)
     finally:
         engine.close()
-    one = Engine(root, Settings(workers=1), persist=False)
-    try:
-        one.index()
-        assert _graph_view(one) == edited
-    finally:
-        one.close()
+    assert _fresh_build(root, _graph_view) == edited
     write_tree(root, {**files})  # back to the first version: one process's graph of it
     (root / "pkg" / "mod7.py").write_text(files["pkg/mod7.py"])
-    one = Engine(root, Settings(workers=1), persist=False)
-    try:
-        one.index()
-        assert _graph_view(one) == in_workers
-    finally:
-        one.close()
+    assert _fresh_build(root, _graph_view) == in_workers
