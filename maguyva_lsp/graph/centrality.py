@@ -28,6 +28,7 @@ MAX_ITERATIONS = 100
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+DegreeArray = npt.NDArray[np.unsignedinteger[Any] | np.int64]
 
 
 def pagerank(
@@ -63,6 +64,9 @@ def pagerank(
 
 
 NO_SLOT = -1
+# Degrees are stored in the narrowest of these that holds the largest (a node's distinct users: uint16 in practice);
+# the PageRank values stay float64, as computed, so that a reopened graph ranks exactly as the one that wrote it.
+DEGREE_DTYPES: tuple[np.dtype[Any], ...] = (np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.int64))
 _SCORE_ARRAYS = ("values", "in_degree", "out_degree", "file_values", "counts")
 
 
@@ -75,8 +79,8 @@ class CentralityScores:
     node_slot: npt.NDArray[np.int32]  # node id's string id → slot (the snapshot's table)
     file_slot: npt.NDArray[np.int32]  # path's string id → file slot
     values: FloatArray  # per node slot: PageRank × live node count (0 for dead slots)
-    in_degree: IntArray  # distinct live nodes using this one (uses from test files excluded)
-    out_degree: IntArray
+    in_degree: DegreeArray  # distinct live nodes using this one (uses from test files excluded)
+    out_degree: DegreeArray
     file_values: FloatArray  # per file slot: the file's PageRank × live file count
     node_count: int = 0
     edge_count: int = 0  # distinct voting pairs (test files' uses excluded)
@@ -134,8 +138,8 @@ class CentralityScores:
         counts = np.array([self.node_count, self.edge_count, self.site_total, self.pair_total], dtype=np.int64)
         return {
             "values": self.values,
-            "in_degree": self.in_degree,
-            "out_degree": self.out_degree,
+            "in_degree": narrowest_degrees(self.in_degree),
+            "out_degree": narrowest_degrees(self.out_degree),
             "file_values": self.file_values,
             "counts": counts,
         }
@@ -147,17 +151,30 @@ class CentralityScores:
                 raise ValueError(f"graph centrality: array {name} missing")
         if len(arrays["values"]) != snapshot.slot_count or len(arrays["file_values"]) != snapshot.file_bases[-1]:
             raise ValueError("graph centrality: arrays do not match the segments")
+        for name in ("values", "file_values"):
+            if arrays[name].dtype != np.float64:
+                raise ValueError(f"graph centrality: {name} of dtype {arrays[name].dtype}")
+        for name in ("in_degree", "out_degree"):
+            if arrays[name].dtype not in DEGREE_DTYPES or len(arrays[name]) != snapshot.slot_count:
+                raise ValueError(f"graph centrality: {name} of dtype {arrays[name].dtype} or of the wrong length")
         counts = [int(c) for c in arrays["counts"]][:4]  # three in containers written before pair_total
         return cls(
             snapshot.strings,
             snapshot.node_slot,
             snapshot.file_slot,
-            np.asarray(arrays["values"], dtype=np.float64),
-            np.asarray(arrays["in_degree"], dtype=np.int64),
-            np.asarray(arrays["out_degree"], dtype=np.int64),
-            np.asarray(arrays["file_values"], dtype=np.float64),
+            np.asarray(arrays["values"]),
+            np.asarray(arrays["in_degree"]),
+            np.asarray(arrays["out_degree"]),
+            np.asarray(arrays["file_values"]),
             *counts,
         )
+
+
+def narrowest_degrees(degrees: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Degrees (non-negative) in the narrowest of DEGREE_DTYPES that holds the largest."""
+    largest = int(degrees.max()) if len(degrees) else 0
+    dtype = next(d for d in DEGREE_DTYPES if largest <= np.iinfo(d).max)
+    return np.ascontiguousarray(degrees, dtype=dtype)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +204,7 @@ def live_uses(snapshot: GraphSnapshot) -> LiveUses:
         keep = files_live[a["sites.file"]] & (target != NO_SLOT)
         sources.append(source[keep].astype(np.int64))
         targets.append(target[keep].astype(np.int64))
-        weights.append(np.asarray(a["sites.weight"][keep], dtype=np.float64))
+        weights.append(segment.weights(keep))
         votes.append(segment.site_votes()[keep])
     return LiveUses(
         np.concatenate(sources) if sources else np.zeros(0, dtype=np.int64),

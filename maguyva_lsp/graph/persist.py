@@ -22,7 +22,7 @@ from maguyva_lsp.graph.segment import GraphSegment
 from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.graph.strings import StringTable
 
-GRAPH_FORMAT = 3  # bump when a column, an index or the chain's meaning changes: older chains are then rebuilt
+GRAPH_FORMAT = 4  # bump when a column, an index or the chain's meaning changes: older chains are then rebuilt
 BASE, DELTA = "base", "delta"
 _SEGMENT, _STRINGS, _ADDED, _SCORES = "segment.", "strings.", "added.", "scores."
 _BASE_LIVE = "base.live"
@@ -48,7 +48,7 @@ def export_base(snapshot: GraphSnapshot, scores: CentralityScores | None) -> Exp
     segment = snapshot.segments[0]
     if not bool(np.all(snapshot.live[0])):
         raise ValueError("a graph base is written without tombstones: merge first")
-    strings = snapshot.strings.arrays()
+    strings = snapshot.strings.stored_arrays()
     arrays = _prefixed(_SEGMENT, segment.arrays) | _prefixed(_STRINGS, strings)
     arrays[_OTHERS] = np.ascontiguousarray(snapshot.others, dtype=np.int32)
     alone = len(snapshot.segments) == 1 and scores is not None

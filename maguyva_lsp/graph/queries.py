@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -101,8 +102,9 @@ def _by_centrality(node_ids: list[str], scores: CentralityScores) -> list[str]:
     return sorted(set(node_ids), key=lambda n: (-scores.of(n), n))
 
 
-def _containing(spans: npt.NDArray[np.int32], line: int, column: int) -> npt.NDArray[np.bool_]:
+def _containing(spans: npt.NDArray[np.integer[Any]], line: int, column: int) -> npt.NDArray[np.bool_]:
     """Which spans (rows of start line, start column, end line, end column) hold the position, ends included."""
+    spans = spans.astype(np.int64)  # stored as narrow as they fit (uint16): compared with any line
     start_line, start_col, end_line, end_col = spans[:, 0], spans[:, 1], spans[:, 2], spans[:, 3]
     inside = (start_line <= line) & (line <= end_line)
     inside &= ~((line == start_line) & (column < start_col))
@@ -121,7 +123,7 @@ def nodes_at(state: GraphSnapshot, path: str, line: int, column: int) -> list[st
         a = state.segments[k].arrays
         hit = rows[_containing(a["sites.span"][rows], line, column)]
         targets = [state.strings.text(t) for t in a["sites.target"][hit].tolist()]
-        best.extend(zip(a["sites.weight"][hit].tolist(), targets, strict=True))
+        best.extend(zip(state.segments[k].weights(hit).tolist(), targets, strict=True))
     if best:
         strongest = max(w for w, _ in best)
         return sorted({t for w, t in best if w == strongest})
@@ -204,8 +206,9 @@ def impact(
         # Each newly reached node keeps the parent joined by its strongest use (a call beats an import or a mention).
         strongest: dict[tuple[int, int], tuple[float, int]] = {}  # (source, target) → (weight, kind) of the best use
         for k, rows in state.in_site_rows([state.node_slot_of(n) for n in frontier]):
-            a = state.segments[k].arrays
-            columns = (a["sites.source"][rows], a["sites.target"][rows], a["sites.weight"][rows], a["sites.kind"][rows])
+            segment = state.segments[k]
+            a = segment.arrays
+            columns = (a["sites.source"][rows], a["sites.target"][rows], segment.weights(rows), a["sites.kind"][rows])
             for source, target, weight, kind in zip(*(c.tolist() for c in columns), strict=True):
                 previous = strongest.get((source, target))
                 if previous is None or (weight, -kind) > (previous[0], -previous[1]):

@@ -35,6 +35,7 @@ IntArray = npt.NDArray[np.int32]
 
 RAGGED: tuple[str, ...] = ("nodes", "refs", "sites", "deps", "mkeys")
 _I32, _I64, _U8, _F64 = np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.uint8), np.dtype(np.float64)
+_U16 = np.dtype(np.uint16)
 # name → (dtype, width): width 4 is a span (start line, start column, end line, end column), 0 a plain column.
 COLUMNS: dict[str, tuple[np.dtype[Any], int]] = {
     "files.path": (_I32, 0),
@@ -78,6 +79,8 @@ COLUMNS: dict[str, tuple[np.dtype[Any], int]] = {
     "words.name": (_I32, 0),
 }
 # Sorted lookups: index name → (table, key column); non-module nodes only for `name`, package systems for `package`.
+# Stored as a sorted run of distinct keys (`index.<name>.keys`), where each key's rows start (`.starts`, one more) and
+# the rows themselves (`.rows`): a key repeats over many uses, and storing it once per row doubled the column.
 INDEXES: dict[str, tuple[str, str]] = {
     "name": ("nodes", "nodes.name"),
     "target": ("sites", "sites.target"),
@@ -86,6 +89,19 @@ INDEXES: dict[str, tuple[str, str]] = {
     "mkey": ("mkeys", "mkeys.key"),
     "package": ("files", ""),
 }
+
+# Columns stored in the narrowest of these dtypes that holds every value of the segment (lines and columns of a
+# span, rows of a segment's files: uint16 unless a file is longer, a line wider or the segment holds more files than
+# that); the builder's dtype above is the widest. A reader accepts exactly these.
+NARROW_DTYPES: tuple[np.dtype[Any], ...] = (_U16, _I32)
+NARROWED: frozenset[str] = frozenset(
+    name for name, (_, width) in COLUMNS.items() if width == 4 or (name.endswith(".file"))
+)
+# A use's weight comes from a few values (a resolution's weight over a number of candidates, a guess's factor): stored
+# as a code (`sites.weight_code`, uint8 when 256 values or fewer) into the segment's sorted table of the distinct
+# values (`sites.weights`, float64: the very values, so that PageRank is computed from identical weights).
+WEIGHT_CODE, WEIGHT_VALUES = "sites.weight_code", "sites.weights"
+WEIGHT_CODE_DTYPES: tuple[np.dtype[Any], ...] = (_U8, _U16, _I32)
 
 NODE_MEMBER, NODE_TOPLEVEL, NODE_MODULE = 1, 2, 4
 _REFERENCE_KIND_CODE = {k: i for i, k in enumerate(REFERENCE_KINDS)}
@@ -327,7 +343,7 @@ class SegmentBuilder:
                 continue
             arrays = [p[name] for p in self._parts]
             if name.endswith(".file"):
-                arrays = [a + int(base) for a, base in zip(arrays, file_bases, strict=False)]
+                arrays = [a.astype(np.int64) + int(base) for a, base in zip(arrays, file_bases, strict=False)]
             columns[name] = np.concatenate(arrays).astype(COLUMNS[name][0], copy=False)
         return GraphSegment.assemble(columns)
 
@@ -358,11 +374,34 @@ def _span(span: Span) -> tuple[int, int, int, int]:
     return (span.start_line, span.start_col, span.end_line, span.end_col)
 
 
-def _index(keys: Array, mask: npt.NDArray[np.bool_] | None = None) -> tuple[Array, IntArray]:
+def _index(keys: Array, mask: npt.NDArray[np.bool_] | None = None) -> tuple[Array, Array, IntArray]:
+    """(distinct keys sorted, where each one's rows start in `rows` and one past the last, the rows by key)."""
     candidates = np.flatnonzero(mask) if mask is not None else np.arange(len(keys))
     order = np.argsort(keys[candidates], kind="stable")
     rows: IntArray = candidates[order].astype(np.int32)
-    return np.ascontiguousarray(keys[rows]), rows
+    sorted_keys = keys[rows]
+    first = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))) if len(rows) else rows
+    starts = np.append(first, len(rows)).astype(narrowest_count(len(rows)))
+    return np.ascontiguousarray(sorted_keys[first]), starts, rows
+
+
+def narrowest_count(largest: int) -> np.dtype[Any]:
+    """int32 for offsets up to 2^31 - 1, else int64."""
+    return _I32 if largest <= np.iinfo(np.int32).max else _I64
+
+
+def narrowed(array: Array) -> Array:
+    """A non-negative column in the narrowest of NARROW_DTYPES that holds its values."""
+    if not len(array) or (int(array.min()) >= 0 and int(array.max()) <= np.iinfo(np.uint16).max):
+        return np.ascontiguousarray(array, dtype=_U16)
+    return np.ascontiguousarray(array, dtype=_I32)
+
+
+def weight_columns(weights: npt.NDArray[np.float64]) -> dict[str, Array]:
+    """The weights as codes into their sorted distinct values (exact: the table holds the float64 values)."""
+    values, codes = np.unique(np.asarray(weights, dtype=np.float64), return_inverse=True)
+    dtype = next(d for d in WEIGHT_CODE_DTYPES if len(values) <= np.iinfo(d).max + 1)
+    return {WEIGHT_CODE: codes.reshape(-1).astype(dtype), WEIGHT_VALUES: values}
 
 
 class GraphSegment:
@@ -400,22 +439,34 @@ class GraphSegment:
         for index, (_table, key) in INDEXES.items():
             if index == "package":
                 keys = package_key_column(columns["files.system"], columns["files.folder"])
-                sorted_keys, rows = _index(keys, keys >= 0)
+                sorted_keys, starts, rows = _index(keys, keys >= 0)
             elif index == "name":
-                sorted_keys, rows = _index(columns[key], (columns["nodes.flags"] & NODE_MODULE) == 0)
+                sorted_keys, starts, rows = _index(columns[key], (columns["nodes.flags"] & NODE_MODULE) == 0)
             else:
-                sorted_keys, rows = _index(columns[key])
+                sorted_keys, starts, rows = _index(columns[key])
             columns[f"index.{index}.keys"] = sorted_keys
+            columns[f"index.{index}.starts"] = starts
             columns[f"index.{index}.rows"] = rows
+        for name in NARROWED:
+            columns[name] = narrowed(columns[name])
+        columns.update(weight_columns(columns.pop("sites.weight")))
         return cls(columns)
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, Array]) -> GraphSegment:
         """A segment over stored arrays; checks that every column is there with its type (reads no data)."""
         for name, (dtype, width) in COLUMNS.items():
+            if name == "sites.weight":
+                continue
             array = arrays.get(name)
-            if array is None or array.dtype != dtype or (array.ndim == 2) != bool(width):
+            allowed = NARROW_DTYPES if name in NARROWED else (dtype,)
+            if array is None or array.dtype not in allowed or (array.ndim == 2) != bool(width):
                 raise ValueError(f"graph segment: column {name} missing or of the wrong type")
+        codes, values = arrays.get(WEIGHT_CODE), arrays.get(WEIGHT_VALUES)
+        if codes is None or values is None or codes.dtype not in WEIGHT_CODE_DTYPES or values.dtype != _F64:
+            raise ValueError("graph segment: use weights missing or of the wrong type")
+        if len(codes) != len(arrays["sites.source"]) or (len(codes) and int(codes.max()) >= len(values)):
+            raise ValueError("graph segment: use weights do not fit their table")
         for table in RAGGED:
             offsets = arrays.get(f"files.{table}")
             if offsets is None or len(offsets) != len(arrays["files.path"]) + 1:
@@ -423,8 +474,11 @@ class GraphSegment:
             if int(offsets[-1]) != len(arrays[f"{table}.file"]):
                 raise ValueError(f"graph segment: offsets of {table} do not cover its rows")
         for index in INDEXES:
-            if f"index.{index}.keys" not in arrays or f"index.{index}.rows" not in arrays:
+            keys, starts = arrays.get(f"index.{index}.keys"), arrays.get(f"index.{index}.starts")
+            if keys is None or starts is None or f"index.{index}.rows" not in arrays or len(starts) != len(keys) + 1:
                 raise ValueError(f"graph segment: index {index} missing")
+            if starts.dtype not in (_I32, _I64):
+                raise ValueError(f"graph segment: index {index} of the wrong type")
         return cls(arrays)
 
     # ---- lookups ------------------------------------------------------------------------------------------------
@@ -435,20 +489,32 @@ class GraphSegment:
     def lookup(self, index: str, key: int) -> IntArray:
         """Rows whose key equals `key`, in stored order."""
         keys = self.arrays[f"index.{index}.keys"]
-        lo = int(np.searchsorted(keys, key, side="left"))
-        hi = int(np.searchsorted(keys, key, side="right"))
-        rows: IntArray = self.arrays[f"index.{index}.rows"][lo:hi]
+        at = int(np.searchsorted(keys, key, side="left"))
+        if at == len(keys) or int(keys[at]) != key:
+            return np.zeros(0, dtype=np.int32)
+        starts = self.arrays[f"index.{index}.starts"]
+        rows: IntArray = self.arrays[f"index.{index}.rows"][int(starts[at]) : int(starts[at + 1])]
         return rows
 
     def lookup_many(self, index: str, keys: Array) -> IntArray:
         """Rows whose key is any of `keys` (grouped by key, in the order of `keys`)."""
-        sorted_keys = self.arrays[f"index.{index}.keys"]
-        lo = np.searchsorted(sorted_keys, keys, side="left")
-        hi = np.searchsorted(sorted_keys, keys, side="right")
-        rows = self.arrays[f"index.{index}.rows"]
         if not len(keys):
             return np.zeros(0, dtype=np.int32)
-        return np.concatenate([rows[a:b] for a, b in zip(lo.tolist(), hi.tolist(), strict=True)]).astype(np.int32)
+        sorted_keys = self.arrays[f"index.{index}.keys"]
+        starts = self.arrays[f"index.{index}.starts"]
+        at = np.searchsorted(sorted_keys, keys, side="left")
+        found = at < len(sorted_keys)
+        found[found] = sorted_keys[at[found]] == np.asarray(keys)[found]
+        lo, hi = starts[at[found]].tolist(), starts[at[found] + 1].tolist()
+        rows = self.arrays[f"index.{index}.rows"]
+        if not lo:
+            return np.zeros(0, dtype=np.int32)
+        return np.concatenate([rows[a:b] for a, b in zip(lo, hi, strict=True)]).astype(np.int32)
+
+    def weights(self, rows: Array | slice = slice(None)) -> npt.NDArray[np.float64]:
+        """The weights of some uses (all by default), as float64: decoded from their codes."""
+        values: npt.NDArray[np.float64] = self.arrays[WEIGHT_VALUES][self.arrays[WEIGHT_CODE][rows]]
+        return values
 
     def words_named(self, word: int) -> IntArray:
         words = self.arrays["words.word"]
@@ -472,8 +538,9 @@ class GraphSegment:
         for table in RAGGED:
             rows = keep[a[f"{table}.file"]] if self.file_count else np.zeros(0, dtype=bool)
             for name in COLUMNS:
-                if name.startswith(table + "."):
-                    out[name] = a[name][rows]
+                if not name.startswith(table + "."):
+                    continue
+                out[name] = self.weights(rows) if name == "sites.weight" else a[name][rows]
             out[f"{table}.file"] = renumber[out[f"{table}.file"]].astype(np.int32)
         return out
 
@@ -575,7 +642,7 @@ class GraphSegment:
                 EDGE_KINDS[int(a["sites.kind"][row])],
                 Span(*a["sites.span"][row].tolist()),
                 RESOLUTIONS[int(a["sites.resolution"][row])],
-                float(a["sites.weight"][row]),
+                float(a[WEIGHT_VALUES][int(a[WEIGHT_CODE][row])]),
             ),
         )
 

@@ -4,10 +4,14 @@ A table is a frozen base — one UTF-8 blob, the offsets of each string in it, e
 open-addressing hash table of ids — which may be memory-mapped as it was written, plus an in-memory overlay for the
 strings added since. Ids never change: the overlay's ids continue after the base's, and `frozen()` moves the overlay
 into a new base under the same ids, so tables written against an older base stay valid.
+
+A stored base leaves the CRC-32s out (`stored_arrays`): they only place ids in the hash table, which is stored, and a
+lookup compares the bytes of the candidates it probes; they are computed again only if that base is frozen anew.
 """
 
 from __future__ import annotations
 
+import itertools
 import zlib
 from collections.abc import Iterable, Mapping
 
@@ -21,6 +25,8 @@ _ENCODING = "utf-8"
 _ERRORS = "surrogatepass"  # decoded source may hold lone surrogates; they must survive the round trip
 
 IdArray = npt.NDArray[np.int32]
+# A stored base's offsets: uint32 while the blob is under 4 GiB (always, in practice), else int64.
+OFFSET_DTYPES = (np.dtype(np.uint32), np.dtype(np.int64))
 
 
 def _encode(text: str) -> bytes:
@@ -62,8 +68,8 @@ class StringTable:
     def __init__(
         self,
         blob: npt.NDArray[np.uint8],
-        offsets: npt.NDArray[np.int64],
-        hashes: npt.NDArray[np.uint32],
+        offsets: npt.NDArray[np.int64] | npt.NDArray[np.uint32],
+        hashes: npt.NDArray[np.uint32] | None,
         slots: IdArray,
     ) -> None:
         self._blob = blob
@@ -73,7 +79,7 @@ class StringTable:
         self._slots = slots
         # Python ints from memoryviews: a lookup probes a few of them, faster than numpy scalars.
         self._offset_at = memoryview(offsets.data) if len(offsets) else memoryview(b"")
-        self._hash_at = memoryview(hashes.data) if len(hashes) else memoryview(b"")
+        self._hash_at = None if hashes is None else memoryview(hashes.data) if len(hashes) else memoryview(b"")
         self._slot_at = memoryview(slots.data)
         self._mask = len(slots) - 1
         self._base = len(offsets) - 1
@@ -116,7 +122,7 @@ class StringTable:
             sid = slots[position]
             if sid == _EMPTY_SLOT:
                 return NO_STRING
-            if hashes[sid] == full and self._view[offsets[sid] : offsets[sid + 1]] == data:
+            if (hashes is None or hashes[sid] == full) and self._view[offsets[sid] : offsets[sid + 1]] == data:
                 return sid
             position = (position + 1) & self._mask
 
@@ -165,19 +171,46 @@ class StringTable:
         offsets = np.concatenate([self._offsets, tail])
         blob = np.concatenate([np.asarray(self._blob), np.frombuffer(b"".join(encoded), dtype=np.uint8)])
         added_hashes = np.fromiter((zlib.crc32(b) for b in encoded), dtype=np.uint32, count=len(encoded))
-        hashes = np.concatenate([np.asarray(self._hashes), added_hashes])
+        hashes = np.concatenate([self._base_hashes(), added_hashes])
         return StringTable(blob, offsets, hashes, _hash_slots(hashes, _slot_count(len(hashes))))
 
+    def _base_hashes(self) -> npt.NDArray[np.uint32]:
+        """The base's CRC-32s (computed from its blob when it was opened without them)."""
+        if self._hashes is None:
+            offsets = self._offsets.tolist()
+            view = self._view
+            self._hashes = np.fromiter(
+                (zlib.crc32(view[a:b]) for a, b in itertools.pairwise(offsets)),
+                dtype=np.uint32,
+                count=self._base,
+            )
+        return np.asarray(self._hashes)
+
     def arrays(self) -> dict[str, npt.NDArray[np.generic]]:
-        """The frozen form, for a segment file (the overlay must be frozen first)."""
+        """The frozen form, whole (what a worker hands the process that joins the shares)."""
         table = self.frozen()
-        return {"blob": table._blob, "offsets": table._offsets, "hashes": table._hashes, "slots": table._slots}
+        hashes = table._base_hashes()
+        return {"blob": table._blob, "offsets": table._offsets, "hashes": hashes, "slots": table._slots}
+
+    def stored_arrays(self) -> dict[str, npt.NDArray[np.generic]]:
+        """The frozen form for a segment file: no CRC-32s, offsets as narrow as they fit (OFFSET_DTYPES)."""
+        table = self.frozen()
+        offsets = np.asarray(table._offsets)
+        if not len(offsets) or int(offsets[-1]) <= np.iinfo(np.uint32).max:
+            offsets = offsets.astype(np.uint32)
+        return {"blob": table._blob, "offsets": offsets, "slots": table._slots}
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, npt.NDArray[np.generic]]) -> StringTable:
+        """A table over `arrays` or `stored_arrays` (mapped: nothing is copied); ValueError for other dtypes."""
+        offsets, slots, hashes = arrays["offsets"], arrays["slots"], arrays.get("hashes")
+        if offsets.dtype not in OFFSET_DTYPES or slots.dtype != np.int32 or arrays["blob"].dtype != np.uint8:
+            raise ValueError(f"string table of dtypes {offsets.dtype}, {slots.dtype}, {arrays['blob'].dtype}")
+        if hashes is not None and (hashes.dtype != np.uint32 or len(hashes) != len(offsets) - 1):
+            raise ValueError("string table: hashes of the wrong type or length")
         return cls(
-            np.asarray(arrays["blob"], dtype=np.uint8),
-            np.asarray(arrays["offsets"], dtype=np.int64),
-            np.asarray(arrays["hashes"], dtype=np.uint32),
-            np.asarray(arrays["slots"], dtype=np.int32),
+            np.asarray(arrays["blob"]),
+            np.asarray(offsets),
+            None if hashes is None else np.asarray(hashes, dtype=np.uint32),
+            np.asarray(slots, dtype=np.int32),
         )
