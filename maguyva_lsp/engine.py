@@ -102,6 +102,7 @@ class Engine:
         )
         self._analyzer = analyzer
         self.files = self._writer.files
+        self.semantic.follow(self.files.content_hash)  # no hit from a file version the others no longer hold
         self._pipeline = SearchPipeline(self.retrievers, self)
         self._navigator = Navigator(self)
 

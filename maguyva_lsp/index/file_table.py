@@ -46,6 +46,11 @@ class FileTable:
                 out[core.paths[local]] = core.content_hash(local)
         return out
 
+    def content_hash(self, path: str) -> str | None:
+        """The content hash of a file as queries see it (an open buffer's version), or None when it is not indexed."""
+        found = self._segments.current.where(path)
+        return None if found is None else found[0].core.content_hash(found[1])
+
     def identity(self, path: str) -> tuple[int, int] | None:
         """(size, mtime) of the indexed file, or None when it is not indexed or an open buffer stands for it."""
         found = self._segments.current.where(path)

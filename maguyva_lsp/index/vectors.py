@@ -67,11 +67,13 @@ class StoredArrays(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class VectorMatch:
-    """One search result: the row's reference, its Hamming distance, and its final score (higher is better)."""
+    """One search result: the row's reference, its Hamming distance, its final score (higher is better) and the
+    content hash of the file version its row was built from."""
 
     ref: RowRef
     distance: int
     score: float
+    content: str = ""
 
 
 RowLocation = tuple[VectorPart, int]
@@ -451,8 +453,9 @@ class BinaryVectorStore:
 
     # -- search ----------------------------------------------------------------------------------------------------
 
-    def search(self, query: Embeddings, k: int) -> list[VectorMatch]:
-        """The k best rows for a one-row query: exact Hamming top candidates, rescored when the query has floats.
+    def search(self, query: Embeddings, k: int, hidden: Iterable[str] = ()) -> list[VectorMatch]:
+        """The k best rows for a one-row query: exact Hamming top candidates, rescored when the query has floats;
+        the rows of the `hidden` paths are left out, as dead rows are.
 
         Order: best score, then smallest distance, then path key and line, so that the answer never depends on how
         the rows are split in parts."""
@@ -470,21 +473,31 @@ class BinaryVectorStore:
             mask = snap.row_alive[position]
             if mask is not None:
                 out[~mask] = self._dimension + 1  # after every live row
+        live = snap.live - _hide(snap, hidden, distances, self._dimension + 1)
+        if live <= 0:
+            return []
         qf = None if query.floats is None else query.floats[0]
-        wanted = min(snap.live, k * RESCORE_MULTIPLE if qf is not None else k)
+        wanted = min(live, k * RESCORE_MULTIPLE if qf is not None else k)
         candidates = nearest_rows(distances, wanted, self._dimension, lambda rows: _in_key_order(snap, offsets, rows))
         where, local = _split(offsets, candidates)
         cand_dist = distances[candidates]
         scores = self._scores(snap, where, local, cand_dist, qf)
         order = _best(snap, where, local, cand_dist, scores, k=k)
         refs: list[RowRef | None] = [None] * len(order)
+        contents = [""] * len(order)
         for position, at in _groups(where[order], len(snap.parts)):
             slots = range(len(order)) if isinstance(at, slice) else at.tolist()
-            for slot, ref in zip(slots, snap.parts[position].refs(local[order[at]]), strict=True):
+            part = snap.parts[position]
+            rows = local[order[at]]
+            path_rows = part.row_path[rows].tolist()
+            for slot, ref, path_row in zip(slots, part.refs(rows), path_rows, strict=True):
                 refs[slot] = ref
+                contents[slot] = part.content[path_row]
         return [
-            VectorMatch(ref, int(distance), float(score))
-            for ref, distance, score in zip(refs, cand_dist[order].tolist(), scores[order].tolist(), strict=True)
+            VectorMatch(ref, int(distance), float(score), content)
+            for ref, distance, score, content in zip(
+                refs, cand_dist[order].tolist(), scores[order].tolist(), contents, strict=True
+            )
             if ref is not None
         ]
 
@@ -505,6 +518,24 @@ class BinaryVectorStore:
                 signs = np.unpackbits(codes, axis=1).astype(np.float32) * 2.0 - 1.0
                 scores[at] = _dot(signs, qf) / np.float32(np.sqrt(self._dimension))
         return scores
+
+
+def _hide(snap: _Snapshot, paths: Iterable[str], distances: NDArray[np.uint16], dead: int) -> int:
+    """Give the live rows of these paths the distance of dead rows; returns how many rows that hid."""
+    hidden = 0
+    for path in paths:
+        for position in range(len(snap.parts) - 1, -1, -1):
+            part = snap.parts[position]
+            index = part.find(path)
+            if index < 0:
+                continue
+            if bool(snap.path_alive[position][index]):
+                start, end = part.path_range(index)
+                first = int(snap.offsets[position])
+                distances[first + start : first + end] = dead
+                hidden += end - start
+            break
+    return hidden
 
 
 def _dot(matrix: NDArray[np.float32], vector: NDArray[np.float32]) -> NDArray[np.float32]:

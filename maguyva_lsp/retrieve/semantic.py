@@ -17,7 +17,7 @@ import hashlib
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +26,14 @@ from maguyva_lsp.embed.base import BITS_PER_BYTE, Embedder, EmbedderError, Embed
 from maguyva_lsp.embed.text import EMBED_TEXT_VERSION, document_text, query_text, snippet_text
 from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.index.vector_part import VECTORS_PART, FileRows, RowRef, RowVectors
-from maguyva_lsp.index.vectors import BinaryVectorStore, RowLocation, StoredArrays, VectorStoreError, row_vectors
+from maguyva_lsp.index.vectors import (
+    BinaryVectorStore,
+    RowLocation,
+    StoredArrays,
+    VectorMatch,
+    VectorStoreError,
+    row_vectors,
+)
 from maguyva_lsp.model import ChangeBatch, Chunk, FileAnalysis, Hit, Intent, Modality, RetrievalQuery, RetrieverStatus
 from maguyva_lsp.model import Span as ModelSpan
 from maguyva_lsp.query.snippet import snippet_code, snippet_kinds
@@ -84,6 +91,7 @@ class SemanticRetriever:
         self._doc_floats = _gives_document_floats(embedder)
         self._stopping = threading.Event()
         self._keys = _CacheKeys()
+        self._current: Callable[[str], str | None] | None = None
         self.embedded_texts = 0  # texts sent to the embedder since start (the rest came from reuse or the cache)
 
     def _empty_store(self) -> BinaryVectorStore:
@@ -185,6 +193,12 @@ class SemanticRetriever:
                 load()
             except EmbedderError as exc:  # said again at the first embedding, where it matters
                 log.warning("semantic index: %s", exc)
+
+    def follow(self, current: Callable[[str], str | None]) -> None:
+        """Answer only from rows of the file versions the other modalities hold: `current(path)` gives a file's
+        content hash as indexed now (None when it is not). The vectors lag an edit until the lane catches up; the
+        old version's rows are left out of searches meanwhile, instead of being returned as the file's content."""
+        self._current = current
 
     @property
     def stopping(self) -> bool:
@@ -344,12 +358,33 @@ class SemanticRetriever:
         if kinds is not None:
             # A pasted function is answered by functions (query/snippet.py): the nearest rows of its unit, unless
             # none is among the nearest SNIPPET_OVERFETCH × limit.
-            matches = self._store.search(vector, limit * SNIPPET_OVERFETCH)
+            matches = self._current_matches(vector, limit * SNIPPET_OVERFETCH)
             own = [m for m in matches if m.ref.kind in kinds][:limit]
             if own:
                 return [_hit(match.ref, match.score, match.distance) for match in own]
-        hits = [_hit(match.ref, match.score, match.distance) for match in self._store.search(vector, limit)]
+        hits = [_hit(match.ref, match.score, match.distance) for match in self._current_matches(vector, limit)]
         return by_file_support(hits) if query.intent is Intent.UNDERSTAND_CODE else hits
+
+    def _current_matches(self, vector: Embeddings, limit: int) -> list[VectorMatch]:
+        """The best rows of current file versions (`follow`): a file whose rows lag is searched again without them
+        (rare: only while the lane catches up with an edit), so the answer is the best `limit` current rows."""
+        current = self._current
+        hidden: set[str] = set()
+        known: dict[str, str | None] = {}
+        while True:
+            matches = self._store.search(vector, limit, hidden)
+            if current is None:
+                return matches
+            lagging = set()
+            for match in matches:
+                path = match.ref.path
+                if path not in known:
+                    known[path] = current(path)
+                if known[path] != match.content:
+                    lagging.add(path)
+            if not lagging:
+                return matches
+            hidden |= lagging
 
     def _query_vector(self, text: str) -> Embeddings:
         with self._query_lock:
