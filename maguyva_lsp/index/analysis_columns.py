@@ -5,8 +5,10 @@ One container part ("core") per segment, files sorted by path (a file's local id
     file.path, file.abs_path           string columns
     file.size, file.mtime              int64, what the freshness check compares with a stat
     file.hash, file.language, file.error, file.class    pool ids (-1: none) / PathClass index
-    file.text                          int64 offsets into `text`, the UTF-8 (surrogatepass) of every file's text
-    file.lines → lines                 byte offset of each line start within its file's text (uint32)
+    file.text                          int64 offsets of each file's UTF-8 (surrogatepass) text, as if concatenated
+    file.textz → textz                 each file's text as one zstd frame (index/text_column.py)
+    file.lines                         int64 offsets as if each file's line starts were stored (the line counts;
+                                       the starts themselves are found in the text when asked for)
     file.defs / file.refs / file.chunks    int64 offsets of each file's rows in those tables
     def.{name,kind,signature,parent,language} pool ids, def.span / def.name_span [n, 4]
     ref.{name,enclosing,receiver} pool ids, ref.kind uint8, ref.span [n, 4]
@@ -29,6 +31,7 @@ from typing import Any, get_args
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.index.text_column import TextColumn, line_starts, offsets_of, text_arrays
 from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, ReferenceKind, SourceFile, Span
 from maguyva_lsp.store.container import (
     ENCODING,
@@ -42,7 +45,8 @@ from maguyva_lsp.store.container import (
 
 CORE_PART = "core"
 # 2: spans as uint16 when they fit, ref.module / ref.alias sparse.
-CORE_VERSION = 2
+# 3: each file's text as a zstd frame (37 → 9 MB on the stdlib), line starts derived from it instead of stored.
+CORE_VERSION = 3
 PATH_CLASSES: tuple[PathClass, ...] = tuple(PathClass)
 REFERENCE_KINDS: tuple[ReferenceKind, ...] = get_args(ReferenceKind)
 NONE_ID = -1
@@ -77,23 +81,6 @@ def _utf8(text: str) -> bytes:
     return text.encode(ENCODING, ENCODING_ERRORS)
 
 
-def _line_starts(data: bytes) -> list[int]:
-    starts = [0]
-    find = data.find
-    pos = find(b"\n")
-    while pos >= 0:
-        starts.append(pos + 1)
-        pos = find(b"\n", pos + 1)
-    return starts
-
-
-def _offsets(counts: Sequence[int]) -> I64:
-    out = np.zeros(len(counts) + 1, dtype=np.int64)
-    if counts:
-        np.cumsum(np.asarray(counts, dtype=np.int64), out=out[1:])
-    return out
-
-
 def _spans(rows: list[tuple[int, int, int, int]]) -> I32:
     return np.array(rows, dtype=np.int32).reshape(-1, 4)
 
@@ -120,7 +107,7 @@ def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
     pool = _Pool()
     pid = pool.id
     texts: list[bytes] = []
-    line_rows: list[list[int]] = []
+    line_counts: list[int] = []
     f_hash, f_lang, f_err, f_class, f_size, f_mtime = [], [], [], [], [], []
     d_name, d_kind, d_sig, d_parent, d_lang, d_span, d_nspan = [], [], [], [], [], [], []
     r_name, r_kind, r_enc, r_recv, r_mod, r_alias, r_span = [], [], [], [], [], [], []
@@ -132,7 +119,7 @@ def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
         f = analysis.file
         data = _utf8(analysis.text)
         texts.append(data)
-        line_rows.append(_line_starts(data))
+        line_counts.append(data.count(b"\n") + 1)
         f_hash.append(pid(analysis.content_hash))
         f_lang.append(pid(f.language))
         f_err.append(pid(analysis.parse_error))
@@ -172,9 +159,6 @@ def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
         n_defs.append(len(analysis.definitions))
         n_refs.append(len(analysis.references))
         n_chunks.append(len(analysis.chunks))
-    text_blob = np.frombuffer(b"".join(texts), dtype=np.uint8)
-    line_counts = [len(rows) for rows in line_rows]
-    lines_flat = np.fromiter((x for rows in line_rows for x in rows), dtype=np.uint32, count=sum(line_counts))
 
     def ids(values: list[int]) -> I32:
         return np.array(values, dtype=np.int32)
@@ -188,13 +172,11 @@ def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
         "file.language": ids(f_lang),
         "file.error": ids(f_err),
         "file.class": np.array(f_class, dtype=np.uint8),
-        "file.text": _offsets([len(t) for t in texts]),
-        "text": text_blob,
-        "file.lines": _offsets(line_counts),
-        "lines": lines_flat,
-        "file.defs": _offsets(n_defs),
-        "file.refs": _offsets(n_refs),
-        "file.chunks": _offsets(n_chunks),
+        **text_arrays(texts),
+        "file.lines": offsets_of(line_counts),
+        "file.defs": offsets_of(n_defs),
+        "file.refs": offsets_of(n_refs),
+        "file.chunks": offsets_of(n_chunks),
         "def.name": ids(d_name),
         "def.kind": ids(d_kind),
         "def.signature": ids(d_sig),
@@ -238,8 +220,9 @@ ROW_TABLES: dict[str, tuple[str, ...]] = {
         "chunk.start", "chunk.end", "chunk.symbol", "chunk.kind", "chunk.parent", "chunk.signature", "chunk.hash",
         "chunk.language", "chunk.text",
     ),
-    "file.text": ("text",),
-    "file.lines": ("lines",),
+    "file.text": (),  # sizes only: the merged offsets follow from them
+    "file.textz": ("textz",),  # each file's frame, copied as is
+    "file.lines": (),
 }  # fmt: skip
 FILE_COLUMNS: tuple[str, ...] = ("file.size", "file.mtime", "file.hash", "file.language", "file.error", "file.class")
 
@@ -256,8 +239,8 @@ class CoreColumns:
     """The core columns of one segment, over a mapped container (or arrays in memory)."""
 
     __slots__ = (
-        "_chunk_offsets", "_line_offsets", "_lines", "_pool_blob", "_pool_cache", "_pool_off", "_pool_or_none",
-        "_text", "_text_off", "arrays", "paths",
+        "_chunk_offsets", "_line_offsets", "_pool_blob", "_pool_cache", "_pool_off", "_pool_or_none", "_text",
+        "arrays", "paths",
     )  # fmt: skip
 
     def __init__(self, arrays: Container | dict[str, Array]) -> None:
@@ -268,12 +251,10 @@ class CoreColumns:
         # The columns every query touches, held directly (a container lookup per access would dominate).
         self._pool_blob = arrays["pool.blob"]
         self._pool_off = arrays["pool.off"]
-        self._text = arrays["text"]
-        self._text_off = arrays["file.text"]
-        self._lines = arrays["lines"]
         self._line_offsets = arrays["file.lines"]
         self._chunk_offsets = arrays["file.chunks"]
         self._check()
+        self._text = TextColumn(arrays["textz"], arrays["file.textz"], arrays["file.text"])
 
     @property
     def file_count(self) -> int:
@@ -294,6 +275,7 @@ class CoreColumns:
         """Raise ContainerError when a column has a shape or dtype no writer gives it (a damaged or foreign file:
         the segment set then analyses its files anew)."""
         a = self.arrays
+        TextColumn.check(a["textz"], a["file.textz"], a["file.text"], len(self.paths))
         for name in SPAN_COLUMNS:
             if a[name].dtype not in SPAN_DTYPES or a[name].ndim != 2 or a[name].shape[1] != 4:
                 raise ContainerError(f"{name}: dtype {a[name].dtype}, shape {a[name].shape}")
@@ -334,45 +316,48 @@ class CoreColumns:
         return np.asarray(self.arrays["file.mtime"])
 
     def text_bytes(self, local: int) -> bytes:
-        offsets = self._text_off
-        return self._text[int(offsets[local]) : int(offsets[local + 1])].tobytes()
+        """A file's UTF-8, decoded from its frame (not kept: for builds, chunks, analyses)."""
+        return self._text.read(local)
+
+    def search_bytes(self, local: int) -> bytes:
+        """A file's UTF-8 for exact search: through the process-wide cache of decoded files (text_column.py)."""
+        return self._text.cached(local)
 
     def text(self, local: int) -> str:
         return self.text_bytes(local).decode(ENCODING, ENCODING_ERRORS)
 
     def text_size(self, local: int) -> int:
-        offsets = self._text_off
-        return int(offsets[local + 1]) - int(offsets[local])
+        return self._text.size(local)
+
+    def text_sizes(self) -> I64:
+        """Every file's text size in bytes, by local id."""
+        return self._text.sizes()
 
     def line_count(self, local: int) -> int:
         return int(self._line_offsets[local + 1]) - int(self._line_offsets[local])
 
-    def lines_text(self, local: int, start: int, end: int) -> str:
+    def lines_text(self, local: int, start: int, end: int, *, cached: bool = False) -> str:
         """Lines start..end (inclusive, 0-based) of a file joined by newlines, as `"\\n".join(text.split("\\n")[start :
-        end + 1])` gives them, decoded from just those bytes."""
-        first, last = int(self._line_offsets[local]), int(self._line_offsets[local + 1])
-        count = last - first
+        end + 1])` gives them (the file is decoded from its frame, its line starts found in it; `cached`: through
+        the search cache)."""
+        count = self.line_count(local)
         start = max(start, 0)
         if start >= count or end < start:
             return ""
-        base = int(self._text_off[local])
-        begin = base + int(self._lines[first + start])
-        stop = base + int(self._lines[first + end + 1]) - 1 if end + 1 < count else int(self._text_off[local + 1])
-        return self._text[begin:stop].tobytes().decode(ENCODING, ENCODING_ERRORS)
+        data = self.search_bytes(local) if cached else self.text_bytes(local)
+        lines = line_starts(data)
+        begin = int(lines[start])
+        stop = int(lines[end + 1]) - 1 if end + 1 < count else len(data)
+        return data[begin:stop].decode(ENCODING, ENCODING_ERRORS)
 
     def line_starts(self, local: int) -> npt.NDArray[np.uint32]:
-        """Byte offset of each line's start within a file's text (a view of the column, nothing copied)."""
-        return np.asarray(self._lines[int(self._line_offsets[local]) : int(self._line_offsets[local + 1])])
+        """Byte offset of each line's start within a file's text (found in its text)."""
+        return line_starts(self.text_bytes(local))
 
     def line(self, local: int, line: int) -> str:
-        """One line of a file ("" past its end), without its newline."""
-        return self.lines_text(local, line, line) if line >= 0 else ""
-
-    def text_blob(self) -> npt.NDArray[np.uint8]:
-        return np.asarray(self.arrays["text"])
-
-    def text_offsets(self) -> I64:
-        return np.asarray(self.arrays["file.text"])
+        """One line of a file ("" past its end), without its newline. Through the search cache: results show a
+        line of each hit, and a file's hits come together."""
+        return self.lines_text(local, line, line, cached=True) if line >= 0 else ""
 
     def language(self, local: int) -> str | None:
         return self.pool_string(int(self.arrays["file.language"][local]))
@@ -615,7 +600,7 @@ def merge_core(parts: Sequence[tuple[CoreColumns, npt.NDArray[np.bool_]]]) -> di
             for name in row_columns:
                 gathered[name].append(parts[seg][0].rows(name, start, end))
             seg_rows.append(np.full(end - start, seg, dtype=np.int64))
-        out[offsets_name] = _offsets(counts)
+        out[offsets_name] = offsets_of(counts)
         seg_per_row = np.concatenate(seg_rows) if seg_rows else np.zeros(0, dtype=np.int64)
         for name in row_columns:
             template = parts[0][0].rows(name, 0, 0)

@@ -1,7 +1,8 @@
-"""What exact text search reads of a candidate file: its UTF-8 bytes where the segment keeps them (a mapped array,
-searched in place: nothing copied, nothing decoded), and the few facts that rank it, gathered for every candidate with
-array work. Offsets into a file are byte offsets of its UTF-8 (surrogatepass) text; `FileView.text` decodes it only
-for the matchers that need characters (regular expressions, case folding beyond ASCII).
+"""What exact text search reads of a candidate file: its UTF-8 bytes (decoded from the segment's compressed text
+through the process-wide cache of text_column.py when first read, then searched in place: no copy per read), and the
+few facts that rank it, gathered for every candidate with array work. Offsets into a file are byte offsets of its
+UTF-8 (surrogatepass) text; `FileView.text` decodes it only for the matchers that need characters (regular
+expressions, case folding beyond ASCII).
 """
 
 from __future__ import annotations
@@ -94,36 +95,30 @@ class FileView:
     """One candidate file of one search: where its bytes are, its rank facts, and (on demand) its path and text."""
 
     __slots__ = (
-        "_chunks", "_data", "_lowered", "_path", "_starts", "_text", "blob", "class_rank", "core", "doc_id", "end",
-        "folding", "local", "path_rank", "shared", "spans", "start",
+        "_chunks", "_data", "_lowered", "_mark", "_path", "_text", "class_rank", "core", "doc_id", "folding",
+        "local", "path_rank", "shared", "size", "spans",
     )  # fmt: skip
 
     def __init__(
-        self, doc_id: int, core: CoreColumns, local: int, blob: npt.NDArray[np.uint8], *, start: int, end: int,
-        class_rank: int, path_rank: int, folding: bool, shared: dict[int, bytes] | None = None,
+        self, doc_id: int, core: CoreColumns, local: int, *, size: int, class_rank: int, path_rank: int,
+        folding: bool, shared: dict[int, bytes] | None = None,
     ) -> None:  # fmt: skip
         self.doc_id = doc_id
         self.core = core
         self.local = local
-        self.blob = blob  # the segment's text array: [start, end) is this file's UTF-8
-        self.start = start
-        self.end = end
+        self.size = size  # bytes of the file's UTF-8 (known without decoding it)
         self.class_rank = class_rank
         self.path_rank = path_rank  # the file's place in path order among the snapshot's files
         self.folding = folding  # holds a character that case-insensitive matching equates with an ASCII letter
         self.shared = shared  # the snapshot's folded copies of such files (PathRanks.folded)
         self._path: str | None = None
         self._text: str | None = None
-        self._starts: npt.NDArray[np.uint32] | None = None
+        self._mark = (0, 0)  # (a byte offset, the newlines before it): where line_of counts from
         self._data: bytes | None = None
         self._lowered: bytes | None = None
         self._chunks: ChunkSymbols | None = None
         # Every match of the search, in text order, once a ranking step needed them all (text_results.py).
         self.spans: list[tuple[int, int]] | None = None
-
-    @property
-    def size(self) -> int:
-        return self.end - self.start
 
     @property
     def path(self) -> str:
@@ -139,14 +134,14 @@ class FileView:
     def text(self) -> str:
         """The whole text, decoded once (only matchers that need characters ask)."""
         if self._text is None:
-            self._text = decode(self.blob[self.start : self.end].tobytes())
+            self._text = decode(self.data())
         return self._text
 
     def data(self) -> bytes:
-        """The file's bytes, copied out of the segment once (bytes.find and count search a copy at memory speed; the
-        count, the matches and the hits of a file then read the same copy)."""
+        """The file's bytes (the cache's decoded copy: bytes.find and count search it at memory speed; the count,
+        the matches and the hits of a file then read the same object)."""
         if self._data is None:
-            self._data = self.blob[self.start : self.end].tobytes()
+            self._data = self.core.search_bytes(self.local)
         return self._data
 
     def lowered(self) -> bytes:
@@ -162,7 +157,7 @@ class FileView:
         shared = self.shared
         done = None if shared is None else shared.get(self.doc_id)
         if done is None:
-            done = self.bytes_at(0, self.size)
+            done = self.data()
             for encoded, letter in ONTO_ASCII:  # (UTF-8 cannot hold one character's bytes inside another's)
                 done = done.replace(encoded, letter)
             done = done.lower()
@@ -171,23 +166,15 @@ class FileView:
         return done
 
     def release(self) -> None:
-        """Forget the copies of the file's text (a file the search is done with)."""
+        """Let go of the file's text and its copies (a file the search is done with)."""
         self._text = None
         self._data = None
         self._lowered = None
         self.spans = None
 
     def bytes_at(self, start: int, end: int) -> bytes:
-        """Bytes [start, end) of the file (offsets relative to the file)."""
-        if self._data is not None:
-            return self._data[start:end]
-        return self.blob[self.start + start : self.start + end].tobytes()
-
-    def line_starts(self) -> npt.NDArray[np.uint32]:
-        """Byte offset of each line's start within the file."""
-        if self._starts is None:
-            self._starts = self.core.line_starts(self.local)
-        return self._starts
+        """Bytes [start, end) of the file."""
+        return self.data()[start:end]
 
     def chunk_symbols(self) -> ChunkSymbols:
         """The file's named chunks (read once: every hit of the file asks which one holds its line)."""
@@ -196,35 +183,42 @@ class FileView:
         return self._chunks
 
     def line_of(self, offset: int) -> tuple[int, int, int]:
-        """(0-based line, its start, its end before the newline) of a byte offset."""
-        starts = self.line_starts()
-        line = int(starts.searchsorted(starts.dtype.type(offset), side="right")) - 1  # no cast of the array
-        begin = int(starts[line])
-        end = int(starts[line + 1]) - 1 if line + 1 < starts.size else self.size
-        return line, begin, end
+        """(0-based line, its start, its end before the newline) of a byte offset. The newlines before it are counted
+        from the offset asked last when it lies before this one (a file's hits are asked in text order, better ones
+        first): a few hits of a large file read the bytes up to them once, without the line starts of the whole file
+        (which the core no longer stores)."""
+        data = self.data()
+        mark, line = self._mark
+        if offset < mark:
+            mark, line = 0, 0
+        line += data.count(b"\n", mark, offset)
+        self._mark = (offset, line)
+        end = data.find(b"\n", offset)
+        return line, data.rfind(b"\n", 0, offset) + 1, self.size if end < 0 else end
 
     def char_before(self, offset: int) -> str:
         """The character that ends at a byte offset ("" at the file's start)."""
         if offset <= 0:
             return ""
-        blob, base = self.blob, self.start
-        last = int(blob[base + offset - 1])
+        data = self.data()
+        last = data[offset - 1]
         if last < _CONTINUATION_LOW:
             return chr(last)
         begin = offset - 1
-        while begin > 0 and offset - begin < 4 and _CONTINUATION_LOW <= int(blob[base + begin]) < _CONTINUATION_HIGH:
+        while begin > 0 and offset - begin < 4 and _CONTINUATION_LOW <= data[begin] < _CONTINUATION_HIGH:
             begin -= 1
-        return decode(self.bytes_at(begin, offset))[-1:]
+        return decode(data[begin:offset])[-1:]
 
     def char_at(self, offset: int) -> str:
         """The character that starts at a byte offset ("" at the file's end)."""
         if offset >= self.size:
             return ""
-        first = int(self.blob[self.start + offset])
+        data = self.data()
+        first = data[offset]
         if first < _CONTINUATION_LOW:
             return chr(first)
         width = 2 if first < 0xE0 else 3 if first < 0xF0 else 4
-        return decode(self.bytes_at(offset, min(offset + width, self.size)))[:1]
+        return decode(data[offset : min(offset + width, self.size)])[:1]
 
 
 class ByteOffsets:
@@ -321,21 +315,19 @@ def candidate_views(
     positions = np.concatenate([np.full(local.size, pos, dtype=np.int64) for pos, local in where])
     locals_ = np.concatenate([local for _, local in where])
     segments = index.segments
-    starts = np.concatenate([segments[pos].core.text_offsets()[local] for pos, local in where]).astype(np.int64)
-    ends = np.concatenate([segments[pos].core.text_offsets()[local + 1] for pos, local in where]).astype(np.int64)
+    sizes = np.concatenate([segments[pos].core.text_sizes()[local] for pos, local in where]).astype(np.int64)
     folds = np.concatenate([np.isin(local, segments[pos].part(TEXT_PART).trigrams.folding) for pos, local in where])
-    reading = _reading_order(classes, paths, ends - starts, seed)
+    reading = _reading_order(classes, paths, sizes, seed)
     bases = index.bases.tolist()
     cores = [segment.core for segment in segments]
-    blobs = {pos: segments[pos].core.text_blob() for pos, _ in where}
     # One Python loop over plain lists (the arrays put in reading order first): a view costs its constructor only.
     return [
         FileView(
-            bases[pos] + loc, cores[pos], loc, blobs[pos], start=start, end=end, class_rank=rank,
-            path_rank=path_rank, folding=fold, shared=order.folded if fold else None,
+            bases[pos] + loc, cores[pos], loc, size=size, class_rank=rank, path_rank=path_rank, folding=fold,
+            shared=order.folded if fold else None,
         )
-        for pos, loc, start, end, rank, path_rank, fold in zip(
-            positions[reading].tolist(), locals_[reading].tolist(), starts[reading].tolist(), ends[reading].tolist(),
+        for pos, loc, size, rank, path_rank, fold in zip(
+            positions[reading].tolist(), locals_[reading].tolist(), sizes[reading].tolist(),
             classes[reading].tolist(), paths[reading].tolist(), folds[reading].tolist(), strict=True,
         )
     ]  # fmt: skip

@@ -7,7 +7,6 @@ snapshot of the segments (`TrigramIndex`), dead files masked, so readers never s
 
 from __future__ import annotations
 
-import itertools
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -207,9 +206,7 @@ def _unique_codes(data: bytes, scratch: npt.NDArray[np.int32] | None) -> U32:
 def trigram_arrays(core: CoreColumns) -> dict[str, Array]:
     """The trigram part of a segment: postings (trigram code → local file ids) and the files with ASCII-folding
     characters, over every file of the segment."""
-    texts = core.text_blob()
-    offsets = core.text_offsets().tolist()
-    datas = [texts[a:b].tobytes().lower() for a, b in itertools.pairwise(offsets)]
+    datas = [core.text_bytes(local).lower() for local in range(core.file_count)]
     scratch = None
     if sum(len(d) for d in datas) >= SCRATCH_MIN_BYTES:
         scratch = getattr(_scratch, "table", None)

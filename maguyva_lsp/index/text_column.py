@@ -1,0 +1,175 @@
+"""The source text of a segment's files, as the core stores it: each file's UTF-8 (surrogatepass) is one zstd frame
+(level 1), the frames concatenated in local-id order.
+
+Why compressed, and why per file: the raw text was 37 MB of the stdlib's 186 MB index; zstd level 1 keeps 9 MB of it
+(level 3 8.7 MB, lz4 13 MB) and a frame per file decodes only the file asked for. Line starts are not stored: a file's
+are one numpy pass over its bytes, made when a hit or a chunk needs them (they were another 3.9 MB).
+
+Exact search reads a candidate's bytes again and again (a common literal reads some 600 files per query), so it asks
+`TextColumn.cached`: decompressed files are kept in one process-wide cache bounded in bytes (`TEXT_CACHE_BYTES`,
+least recently read evicted). Nothing else fills it (building parts, the embedding lane, chunk texts decode and let
+go), so what it holds is what searches read. A cached file is a `bytes` object searched in place with no further copy
+(the mapped raw text needed one memcpy per read before).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import zstandard
+
+from maguyva_lsp.store.container import Array, ContainerError
+
+# zstd level 1: 9.0 MB for the stdlib's 37.2 MB, ~1 GB/s to decode on one core; higher levels gain 4 % for 50 % more
+# time to write (every save and merge compresses its files).
+TEXT_COMPRESSION_LEVEL = 1
+# Decompressed files kept for exact search, in bytes: the stdlib's whole text (37 MB) fits, so its broad literals
+# decode each file once per process; a larger workspace keeps the files read most recently.
+TEXT_CACHE_BYTES = 64 << 20
+# A file larger than this share of the cache is decoded for each search instead (it would evict too much).
+_LARGEST_CACHED_SHARE = 8
+_NEWLINE = 10
+
+U32 = npt.NDArray[np.uint32]
+I64 = npt.NDArray[np.int64]
+
+_local = threading.local()
+_tokens = itertools.count()
+
+
+def _compressor() -> zstandard.ZstdCompressor:
+    # zstandard's contexts must not be shared between threads: one of each per thread.
+    found: zstandard.ZstdCompressor | None = getattr(_local, "compressor", None)
+    if found is None:
+        found = _local.compressor = zstandard.ZstdCompressor(level=TEXT_COMPRESSION_LEVEL)
+    return found
+
+
+def _decompressor() -> zstandard.ZstdDecompressor:
+    found: zstandard.ZstdDecompressor | None = getattr(_local, "decompressor", None)
+    if found is None:
+        found = _local.decompressor = zstandard.ZstdDecompressor()
+    return found
+
+
+def offsets_of(counts: Sequence[int]) -> I64:
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    if counts:
+        np.cumsum(np.asarray(counts, dtype=np.int64), out=out[1:])
+    return out
+
+
+def text_arrays(texts: Sequence[bytes]) -> dict[str, Array]:
+    """The core's text columns for these files' UTF-8: `file.text` (offsets of each file in the decompressed text,
+    i.e. its size), `file.textz` and `textz` (each file's zstd frame)."""
+    compress = _compressor().compress
+    frames = [compress(data) for data in texts]
+    return {
+        "file.text": offsets_of([len(data) for data in texts]),
+        "file.textz": offsets_of([len(frame) for frame in frames]),
+        "textz": np.frombuffer(b"".join(frames), dtype=np.uint8),
+    }
+
+
+def line_starts(data: bytes) -> U32:
+    """Byte offset of each line's start: 0, then one after each newline (a text ending in one ends in an empty line)."""
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == _NEWLINE)
+    starts = np.empty(newlines.size + 1, dtype=np.uint32)
+    starts[0] = 0
+    starts[1:] = newlines + 1
+    return starts
+
+
+class _Cache:
+    """Decompressed files, (column token, local id) → bytes, least recently read evicted past the budget."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.size = 0
+        self._files: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, int]) -> bytes | None:
+        with self._lock:
+            data = self._files.get(key)
+            if data is not None:
+                self._files.move_to_end(key)
+            return data
+
+    def put(self, key: tuple[int, int], data: bytes) -> None:
+        if len(data) * _LARGEST_CACHED_SHARE > self.budget:
+            return
+        with self._lock:
+            if key in self._files:
+                return
+            self._files[key] = data
+            self.size += len(data)
+            while self.size > self.budget:
+                _, dropped = self._files.popitem(last=False)
+                self.size -= len(dropped)
+
+    def forget(self, token: int) -> None:
+        """Drop the files of a column nobody reads any more (its segment was merged away or replaced)."""
+        with self._lock:
+            for key in [key for key in self._files if key[0] == token]:
+                self.size -= len(self._files.pop(key))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._files.clear()
+            self.size = 0
+
+
+CACHE = _Cache(TEXT_CACHE_BYTES)
+
+
+class TextColumn:
+    """One segment's compressed text: a file's bytes decoded on demand, for search through the shared cache."""
+
+    __slots__ = ("__weakref__", "_frame_off", "_frames", "_sizes_off", "_token")
+
+    def __init__(self, frames: Array, frame_offsets: Array, size_offsets: Array) -> None:
+        self._frames = frames
+        self._frame_off = frame_offsets
+        self._sizes_off = size_offsets
+        self._token = next(_tokens)
+        weakref.finalize(self, CACHE.forget, self._token)
+
+    @staticmethod
+    def check(frames: Array, frame_offsets: Array, size_offsets: Array, files: int) -> None:
+        """Raise ContainerError unless the columns have the dtypes and lengths the writer gives them."""
+        if frames.dtype != np.uint8 or frame_offsets.dtype != np.int64 or size_offsets.dtype != np.int64:
+            raise ContainerError(f"text: dtypes {frames.dtype}, {frame_offsets.dtype}, {size_offsets.dtype}")
+        if frame_offsets.shape != (files + 1,) or size_offsets.shape != (files + 1,):
+            raise ContainerError(f"text: {frame_offsets.shape} / {size_offsets.shape} offsets for {files} files")
+        if files and int(frame_offsets[-1]) != frames.size:
+            raise ContainerError(f"text: frames end at {int(frame_offsets[-1])} of {frames.size} bytes")
+
+    def size(self, local: int) -> int:
+        return int(self._sizes_off[local + 1]) - int(self._sizes_off[local])
+
+    def sizes(self) -> I64:
+        return np.diff(np.asarray(self._sizes_off))
+
+    def read(self, local: int) -> bytes:
+        """The file's UTF-8, decoded from its frame (not kept)."""
+        start, end = int(self._frame_off[local]), int(self._frame_off[local + 1])
+        data = _decompressor().decompress(self._frames[start:end].data)
+        if len(data) != self.size(local):
+            raise ContainerError(f"text of file {local}: {len(data)} bytes decoded, {self.size(local)} recorded")
+        return data
+
+    def cached(self, local: int) -> bytes:
+        """`read`, through the process-wide cache (exact search: the files it reads are read again soon)."""
+        key = (self._token, local)
+        data = CACHE.get(key)
+        if data is None:
+            data = self.read(local)
+            CACHE.put(key, data)
+        return data
