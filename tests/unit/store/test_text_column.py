@@ -91,12 +91,12 @@ def test_the_search_cache_stays_within_its_budget_least_recent_out() -> None:
 def test_a_column_nobody_holds_leaves_the_cache() -> None:
     arrays = text_arrays([b"x" * 100, b"y" * 100])
     column = TextColumn(arrays["textz"], arrays["file.textz"], arrays["file.text"])
-    before = text_column.CACHE.size
+    token = column._token
     assert column.cached(0) == b"x" * 100 and column.cached(1) == b"y" * 100
-    assert text_column.CACHE.size == before + 200
+    assert text_column.CACHE.get((token, 0)) == b"x" * 100 and text_column.CACHE.get((token, 1)) == b"y" * 100
     del column
     gc.collect()
-    assert text_column.CACHE.size == before
+    assert text_column.CACHE.get((token, 0)) is None and text_column.CACHE.get((token, 1)) is None
 
 
 @pytest.mark.parametrize("damage", ["frame dtype", "offset dtype", "offsets short", "frames cut", "wrong size"])
