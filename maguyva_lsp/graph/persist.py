@@ -22,7 +22,7 @@ from maguyva_lsp.graph.segment import GraphSegment
 from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.graph.strings import StringTable
 
-GRAPH_FORMAT = 4  # bump when a column, an index or the chain's meaning changes: older chains are then rebuilt
+GRAPH_FORMAT = 5  # bump when a column, an index or the chain's meaning changes: older chains are then rebuilt
 BASE, DELTA = "base", "delta"
 _SEGMENT, _STRINGS, _ADDED, _SCORES = "segment.", "strings.", "added.", "scores."
 _BASE_LIVE = "base.live"

@@ -79,12 +79,12 @@ COLUMNS: dict[str, tuple[np.dtype[Any], int]] = {
     "words.name": (_I32, 0),
 }
 # Sorted lookups: index name → (table, key column); non-module nodes only for `name`, package systems for `package`.
+# None by a use's source: a use's source is a node of the file it is made in, whose rows are one slice already.
 # Stored as a sorted run of distinct keys (`index.<name>.keys`), where each key's rows start (`.starts`, one more) and
 # the rows themselves (`.rows`): a key repeats over many uses, and storing it once per row doubled the column.
 INDEXES: dict[str, tuple[str, str]] = {
     "name": ("nodes", "nodes.name"),
     "target": ("sites", "sites.target"),
-    "source": ("sites", "sites.source"),
     "dep": ("deps", "deps.key"),
     "mkey": ("mkeys", "mkeys.key"),
     "package": ("files", ""),

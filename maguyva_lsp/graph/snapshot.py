@@ -331,8 +331,29 @@ class GraphSnapshot:
         return self._site_rows(node_slots, "target")
 
     def out_site_rows(self, node_slots: Sequence[int]) -> Rows:
-        """Site rows (per segment) of the uses made by these nodes whose target is a live node."""
-        return self._site_rows(node_slots, "source")
+        """Site rows (per segment) of the uses made by these nodes whose target is a live node. A use belongs to a
+        node of the file it is made in (`_Resolver.source_of`), so each node's own file's rows are scanned: the
+        segments keep no index by source."""
+        found: dict[int, list[IntArray]] = {}
+        for slot in node_slots:
+            if slot == NO_SLOT:
+                continue
+            k, row = self.node_location(slot)
+            segment = self.segments[k]
+            a = segment.arrays
+            file_row = int(a["nodes.file"][row])
+            if not bool(self.live[k][file_row]):
+                continue
+            start, end = segment.span_of("sites", file_row)
+            rows = (np.flatnonzero(a["sites.source"][start:end] == a["nodes.id"][row]) + start).astype(np.int32)
+            rows = rows[self.node_slot[a["sites.target"][rows]] != NO_SLOT]
+            found.setdefault(k, []).append(rows)
+        out: Rows = []
+        for k in sorted(found):
+            rows = np.concatenate(found[k])
+            if len(rows):
+                out.append((k, rows))
+        return out
 
     def _site_rows(self, node_slots: Sequence[int], index: str) -> Rows:
         if not node_slots:
@@ -343,11 +364,7 @@ class GraphSnapshot:
             rows = segment.lookup_many(index, sids)
             if not len(rows):
                 continue
-            a = segment.arrays
-            keep = live[a["sites.file"][rows]]
-            if index == "source":
-                keep &= self.node_slot[a["sites.target"][rows]] != NO_SLOT
-            rows = rows[keep]
+            rows = rows[live[segment.arrays["sites.file"][rows]]]
             if len(rows):
                 out.append((k, rows))
         return out

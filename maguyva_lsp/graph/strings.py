@@ -6,11 +6,14 @@ strings added since. Ids never change: the overlay's ids continue after the base
 into a new base under the same ids, so tables written against an older base stay valid.
 
 A stored base leaves the CRC-32s out (`stored_arrays`): they only place ids in the hash table, which is stored, and a
-lookup compares the bytes of the candidates it probes; they are computed again only if that base is frozen anew.
+lookup compares the bytes of the candidates it probes; they are computed again only if that base is frozen anew. It
+also stores a string `head::tail` whose head and tail are strings of the table (a node id is its file's path, "::",
+its qualified name: half the blob) as that pair of ids (`joins`), its bytes left out of the blob.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import zlib
 from collections.abc import Iterable, Mapping
@@ -25,6 +28,8 @@ _ENCODING = "utf-8"
 _ERRORS = "surrogatepass"  # decoded source may hold lone surrogates; they must survive the round trip
 
 IdArray = npt.NDArray[np.int32]
+JOIN = b"::"
+_NO_JOINS = (np.zeros(0, dtype=np.int32), np.zeros((0, 2), dtype=np.int32))
 # A stored base's offsets: uint32 while the blob is under 4 GiB (always, in practice), else int64.
 OFFSET_DTYPES = (np.dtype(np.uint32), np.dtype(np.int64))
 
@@ -71,7 +76,10 @@ class StringTable:
         offsets: npt.NDArray[np.int64] | npt.NDArray[np.uint32],
         hashes: npt.NDArray[np.uint32] | None,
         slots: IdArray,
+        joins: tuple[IdArray, IdArray] = _NO_JOINS,
     ) -> None:
+        """`joins`: the ids (sorted) of the strings stored as (head id, tail id), and those pairs; their blob range
+        is empty."""
         self._blob = blob
         self._view = memoryview(blob.data) if len(blob) else memoryview(b"")
         self._offsets = offsets
@@ -83,6 +91,9 @@ class StringTable:
         self._slot_at = memoryview(slots.data)
         self._mask = len(slots) - 1
         self._base = len(offsets) - 1
+        self._joins = joins
+        self._join_at = memoryview(joins[0].data) if len(joins[0]) else None
+        self._part_at = memoryview(np.ascontiguousarray(joins[1]).reshape(-1).data) if len(joins[0]) else None
         self._added: dict[str, int] = {}
         self._added_texts: list[str] = []
 
@@ -122,7 +133,10 @@ class StringTable:
             sid = slots[position]
             if sid == _EMPTY_SLOT:
                 return NO_STRING
-            if (hashes is None or hashes[sid] == full) and self._view[offsets[sid] : offsets[sid + 1]] == data:
+            start, end = offsets[sid], offsets[sid + 1]
+            if (hashes is None or hashes[sid] == full) and (
+                self._view[start:end] == data if start != end else self._raw(sid) == data
+            ):
                 return sid
             position = (position + 1) & self._mask
 
@@ -142,7 +156,25 @@ class StringTable:
     def text(self, sid: int) -> str:
         if sid >= self._base:
             return self._added_texts[sid - self._base]
-        return str(self._view[self._offset_at[sid] : self._offset_at[sid + 1]], _ENCODING, _ERRORS)
+        start, end = self._offset_at[sid], self._offset_at[sid + 1]
+        if start == end and self._join_at is not None:
+            return str(self._raw(sid), _ENCODING, _ERRORS)
+        return str(self._view[start:end], _ENCODING, _ERRORS)
+
+    def _raw(self, sid: int) -> bytes:
+        """The bytes of a base string, a joined one put together from its head and tail."""
+        start, end = self._offset_at[sid], self._offset_at[sid + 1]
+        joins, parts = self._join_at, self._part_at
+        if start == end and joins is not None and parts is not None:
+            at = bisect.bisect_left(joins, sid)
+            if at < len(joins) and joins[at] == sid:
+                # A head and a tail hold no "::": they are never joined themselves.
+                offsets, view = self._offset_at, self._view
+                head, tail = parts[2 * at], parts[2 * at + 1]
+                return b"".join(
+                    (view[offsets[head] : offsets[head + 1]], JOIN, view[offsets[tail] : offsets[tail + 1]])
+                )
+        return bytes(self._view[start:end])
 
     def text_or_none(self, sid: int) -> str | None:
         return None if sid == NO_STRING else self.text(sid)
@@ -154,7 +186,7 @@ class StringTable:
     def extended(self, texts: Iterable[str]) -> StringTable:
         """A table over the same base with these strings interned after it (ids in order; the base's arrays are
         shared, not copied: a stored base plus the few strings a later delta added)."""
-        table = StringTable(self._blob, self._offsets, self._hashes, self._slots)
+        table = StringTable(self._blob, self._offsets, self._hashes, self._slots, self._joins)
         for text in self._added_texts:
             table.intern(text)
         for text in texts:
@@ -172,7 +204,7 @@ class StringTable:
         blob = np.concatenate([np.asarray(self._blob), np.frombuffer(b"".join(encoded), dtype=np.uint8)])
         added_hashes = np.fromiter((zlib.crc32(b) for b in encoded), dtype=np.uint32, count=len(encoded))
         hashes = np.concatenate([self._base_hashes(), added_hashes])
-        return StringTable(blob, offsets, hashes, _hash_slots(hashes, _slot_count(len(hashes))))
+        return StringTable(blob, offsets, hashes, _hash_slots(hashes, _slot_count(len(hashes))), self._joins)
 
     def _base_hashes(self) -> npt.NDArray[np.uint32]:
         """The base's CRC-32s (computed from its blob when it was opened without them)."""
@@ -180,7 +212,10 @@ class StringTable:
             offsets = self._offsets.tolist()
             view = self._view
             self._hashes = np.fromiter(
-                (zlib.crc32(view[a:b]) for a, b in itertools.pairwise(offsets)),
+                (
+                    zlib.crc32(view[a:b] if a != b else self._raw(sid))
+                    for sid, (a, b) in enumerate(itertools.pairwise(offsets))
+                ),
                 dtype=np.uint32,
                 count=self._base,
             )
@@ -190,20 +225,72 @@ class StringTable:
         """The frozen form, whole (what a worker hands the process that joins the shares)."""
         table = self.frozen()
         hashes = table._base_hashes()
-        return {"blob": table._blob, "offsets": table._offsets, "hashes": hashes, "slots": table._slots}
+        joins, parts = table._joins
+        return {
+            "blob": table._blob,
+            "offsets": table._offsets,
+            "hashes": hashes,
+            "slots": table._slots,
+            "joins": joins,
+            "join_parts": parts,
+        }
 
     def stored_arrays(self) -> dict[str, npt.NDArray[np.generic]]:
         """The frozen form for a segment file: no CRC-32s, offsets as narrow as they fit (OFFSET_DTYPES)."""
         table = self.frozen()
-        offsets = np.asarray(table._offsets)
+        blob, offsets, joins, parts = table._joined()
         if not len(offsets) or int(offsets[-1]) <= np.iinfo(np.uint32).max:
             offsets = offsets.astype(np.uint32)
-        return {"blob": table._blob, "offsets": offsets, "slots": table._slots}
+        return {"blob": blob, "offsets": offsets, "slots": table._slots, "joins": joins, "join_parts": parts}
+
+    def _joined(self) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], IdArray, IdArray]:
+        """The base with every `head::tail` string whose head and tail are strings of the table holding no "::"
+        stored as that pair of ids: (blob, offsets, joined ids, their pairs). Strings are found in numpy; Python
+        touches each string once, for the dict of heads and tails."""
+        count = self._base
+        if self._join_at is not None:  # put the joined strings back first (a reopened base frozen anew)
+            table = StringTable.build(self.text(sid) for sid in range(count))
+            return table._joined()
+        blob = np.asarray(self._blob)
+        offsets = np.asarray(self._offsets, dtype=np.int64)
+        marks = (
+            np.flatnonzero((blob[:-1] == JOIN[0]) & (blob[1:] == JOIN[1])) if len(blob) > 1 else np.zeros(0, np.int64)
+        )
+        owner = np.searchsorted(offsets, marks, side="right") - 1
+        inside = marks + len(JOIN) <= offsets[owner + 1]
+        marks, owner = marks[inside], owner[inside]
+        first = np.concatenate(([True], owner[1:] != owner[:-1])) if len(owner) else np.zeros(0, dtype=bool)
+        marks, owner = marks[first], owner[first]  # each string's first "::"
+        plain = np.ones(count, dtype=bool)
+        plain[owner] = False
+        data = blob.tobytes()
+        bounds = offsets.tolist()
+        ids = {data[bounds[sid] : bounds[sid + 1]]: sid for sid in np.flatnonzero(plain).tolist()}
+        joined: list[int] = []
+        pairs: list[int] = []
+        for sid, mark in zip(owner.tolist(), marks.tolist(), strict=True):
+            head = ids.get(data[bounds[sid] : mark])
+            tail = ids.get(data[mark + len(JOIN) : bounds[sid + 1]])
+            if head is not None and tail is not None:
+                joined.append(sid)
+                pairs += (head, tail)
+        join_ids = np.array(joined, dtype=np.int32)
+        lengths = np.diff(offsets)
+        lengths[join_ids] = 0
+        keep = np.repeat(lengths > 0, np.diff(offsets))
+        new_offsets = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(lengths, out=new_offsets[1:])
+        return blob[keep], new_offsets, join_ids, np.array(pairs, dtype=np.int32).reshape(-1, 2)
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, npt.NDArray[np.generic]]) -> StringTable:
         """A table over `arrays` or `stored_arrays` (mapped: nothing is copied); ValueError for other dtypes."""
         offsets, slots, hashes = arrays["offsets"], arrays["slots"], arrays.get("hashes")
+        joins, parts = arrays.get("joins", _NO_JOINS[0]), arrays.get("join_parts", _NO_JOINS[1])
+        if joins.dtype != np.int32 or parts.dtype != np.int32 or parts.shape != (len(joins), 2):
+            raise ValueError("string table: joined strings of the wrong type or shape")
+        if len(joins) and (int(joins.max()) >= len(offsets) - 1 or int(parts.max()) >= len(offsets) - 1):
+            raise ValueError("string table: joined strings name unknown ids")
         if offsets.dtype not in OFFSET_DTYPES or slots.dtype != np.int32 or arrays["blob"].dtype != np.uint8:
             raise ValueError(f"string table of dtypes {offsets.dtype}, {slots.dtype}, {arrays['blob'].dtype}")
         if hashes is not None and (hashes.dtype != np.uint32 or len(hashes) != len(offsets) - 1):
@@ -213,4 +300,5 @@ class StringTable:
             np.asarray(offsets),
             None if hashes is None else np.asarray(hashes, dtype=np.uint32),
             np.asarray(slots, dtype=np.int32),
+            (np.asarray(joins), np.asarray(parts)),
         )

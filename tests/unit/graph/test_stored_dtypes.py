@@ -12,7 +12,7 @@ from graph_project import analyze_path, write_tree
 from test_persist import Store, _answers, _fresh
 
 from maguyva_lsp.graph.centrality import narrowest_degrees
-from maguyva_lsp.graph.persist import export_base, open_chain
+from maguyva_lsp.graph.persist import GRAPH_FORMAT, export_base, open_chain
 from maguyva_lsp.graph.segment import WEIGHT_CODE, WEIGHT_VALUES, GraphSegment, narrowed, weight_columns
 from maguyva_lsp.graph.strings import StringTable
 from maguyva_lsp.model import ChangeBatch
@@ -102,7 +102,7 @@ def test_a_reader_refuses_columns_of_another_dtype(tmp_path: Path) -> None:
     strings = {k.removeprefix("strings."): v for k, v in base.items() if k.startswith("strings.")}
     with pytest.raises(ValueError):
         StringTable.from_arrays({**strings, "offsets": strings["offsets"].astype(np.int32)})
-    metas = [{"kind": "base", "format": 4, "files": 3, "strings": len(strings["offsets"]) - 1, "scores": True}]
+    metas = [{"kind": "base", "format": GRAPH_FORMAT, "files": 3, "strings": len(strings["offsets"]) - 1, "scores": True}]
     with pytest.raises(ValueError):
         open_chain([{**base, "scores.values": base["scores.values"].astype(np.float32)}], metas)
 
@@ -132,3 +132,28 @@ def test_lookups_through_the_distinct_keys_match_a_scan(tmp_path: Path) -> None:
     keys = np.array([int(targets[0]), 10_000_000, int(targets[-1]), int(targets[0])], dtype=np.int32)
     expected = [r for k in keys.tolist() for r in np.flatnonzero(targets == k).tolist()]
     assert sorted(segment.lookup_many("target", keys).tolist()) == sorted(expected)
+
+
+def test_node_ids_are_stored_as_their_path_and_qualified_name() -> None:
+    texts = ["pkg/a.py", "Config.load", "pkg/a.py::Config.load", "a::b::c", "a", "b::c", "::x", "x", "x::", ""]
+    texts += ["a:::x", ":x", "pkg/a.py::missing", "é\udcff", "é\udcff::x"]
+    table = StringTable.build(texts)
+    stored = table.stored_arrays()
+    joined = dict(zip(stored["joins"].tolist(), map(tuple, stored["join_parts"].tolist()), strict=True))
+    ids = {t: i for i, t in enumerate(texts)}
+    # head::tail with both strings of the table (and no "::" in either) becomes the pair; the rest stay bytes
+    assert joined == {
+        ids["pkg/a.py::Config.load"]: (ids["pkg/a.py"], ids["Config.load"]),
+        ids["::x"]: (ids[""], ids["x"]),
+        ids["x::"]: (ids["x"], ids[""]),
+        ids["a:::x"]: (ids["a"], ids[":x"]),
+        ids["é\udcff::x"]: (ids["é\udcff"], ids["x"]),
+    }
+    assert b"Config.load" in stored["blob"].tobytes() and b"pkg/a.py::Config" not in stored["blob"].tobytes()
+    opened = StringTable.from_arrays(stored)
+    assert [opened.text(i) for i in range(len(texts))] == texts
+    assert all(opened.find(t) == i for i, t in enumerate(texts))
+    again = StringTable.from_arrays(opened.extended(["pkg/a.py::x"]).stored_arrays())  # joined anew, same ids
+    assert [again.text(i) for i in range(len(texts) + 1)] == [*texts, "pkg/a.py::x"]
+    with pytest.raises(ValueError, match="joined"):
+        StringTable.from_arrays({**stored, "join_parts": stored["join_parts"] + np.int32(1000)})
