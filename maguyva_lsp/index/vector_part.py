@@ -2,9 +2,10 @@
 
 A part holds the rows of some files, grouped by file in path order: the binary codes (word-major, so a Hamming scan
 reads contiguous memory), optional int8 rescoring vectors with their scales, and per row its lines, text hash,
-symbol, kind and snippet. Per file it keeps its key (a 64-bit hash of the path), the tag the retriever gave its rows,
-and its content hash. `superseded` lists the keys of files whose rows in *older* parts this part replaces or removes.
-A row becomes an object (`RowRef`) only when a query returns it.
+symbol, kind (a code into the part's few kind names) and snippet; the line and row-to-file columns are uint16 unless
+a value needs int32 (ROW_INT_DTYPES, chosen per part). Per file it keeps its key (a 64-bit hash of the path), the tag
+the retriever gave its rows, and its content hash. `superseded` lists the keys of files whose rows in *older* parts
+this part replaces or removes. A row becomes an object (`RowRef`) only when a query returns it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ from maguyva_lsp.store.container import (
 )
 
 VECTORS_PART = "vectors"  # the part's name in the store (Manifest.chains[VECTORS_PART])
-PART_FORMAT = 1
+PART_FORMAT = 2  # 2: narrow row columns, kinds as codes
+# The dtypes of the row columns (lines, a row's file): the narrowest that holds the part's values. A reader takes these.
+ROW_INT_DTYPES = (np.dtype(np.uint16), np.dtype(np.int32))
+KIND_CODE_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16))
 WORD_BITS = 64
 TEXT_HASH_BYTES = 16
 PATH_KEY_BYTES = 8
@@ -38,8 +42,9 @@ PATH_KEY_BYTES = 8
 Bools = npt.NDArray[np.bool_]
 Keys = npt.NDArray[np.uint64]
 Rows = npt.NDArray[np.intp]
+RowInts = npt.NDArray[np.uint16] | npt.NDArray[np.int32]
 
-_STRING_COLUMNS = ("row.symbol", "row.kind", "row.snippet", "path", "path.tag", "path.content")
+_STRING_COLUMNS = ("row.symbol", "row.snippet", "path", "path.tag", "path.content", "kind")
 _INT_COLUMNS = ("row.path", "row.start", "row.end", "row.end_col")
 
 
@@ -121,7 +126,8 @@ class VectorPart:
         "dimension",
         "end_cols",
         "ends",
-        "kinds",
+        "kind_codes",
+        "kind_names",
         "meta",
         "path_key",
         "path_rows",
@@ -145,17 +151,19 @@ class VectorPart:
         try:
             self.dimension = int(self.meta["dimension"])
             self.words: npt.NDArray[np.uint64] = self._array("words", np.uint64)
-            self.row_path: npt.NDArray[np.int32] = self._array("row.path", np.int32)
-            self.starts: npt.NDArray[np.int32] = self._array("row.start", np.int32)
-            self.ends: npt.NDArray[np.int32] = self._array("row.end", np.int32)
-            self.end_cols: npt.NDArray[np.int32] = self._array("row.end_col", np.int32)
+            self.row_path: RowInts = self._ints("row.path", ROW_INT_DTYPES)
+            self.starts: RowInts = self._ints("row.start", ROW_INT_DTYPES)
+            self.ends: RowInts = self._ints("row.end", ROW_INT_DTYPES)
+            self.end_cols: RowInts = self._ints("row.end_col", ROW_INT_DTYPES)
+            self.kind_codes: RowInts = self._ints("row.kind", KIND_CODE_DTYPES)
             self.text_hash: npt.NDArray[np.uint8] = self._array("row.hash", np.uint8)
             self.path_rows: npt.NDArray[np.int64] = self._array("path.rows", np.int64)
             self.path_key: Keys = self._array("path.key", np.uint64)
             self.superseded: Keys = self._array("superseded", np.uint64)
-            self.symbols, self.kinds, self.snippets, self.paths, self.tags, self.content = (
+            self.symbols, self.snippets, self.paths, self.tags, self.content, kinds = (
                 self._strings(name) for name in _STRING_COLUMNS
             )
+            self.kind_names: list[str | None] = [_optional(k) for k in kinds]  # a handful: decoded at open
             self.rescore: npt.NDArray[np.int8] | None = None
             self.scales: npt.NDArray[np.float32] | None = None
             if "rescore" in self._arrays or "scales" in self._arrays:
@@ -169,6 +177,12 @@ class VectorPart:
         array = np.asarray(self._arrays[name])
         if array.dtype != np.dtype(dtype):
             raise VectorPartError(f"{name} of dtype {array.dtype}, not {np.dtype(dtype)}")
+        return array
+
+    def _ints(self, name: str, dtypes: tuple[np.dtype[Any], ...]) -> Any:
+        array = np.asarray(self._arrays[name])
+        if array.dtype not in dtypes:
+            raise VectorPartError(f"{name} of dtype {array.dtype}, not one of {', '.join(map(str, dtypes))}")
         return array
 
     def _strings(self, name: str) -> StringColumn:
@@ -186,8 +200,10 @@ class VectorPart:
                 raise VectorPartError(f"{name} of shape {column.shape} for {n} rows")
         if self.row_path.shape != (n,) or self.text_hash.shape != (n, TEXT_HASH_BYTES):
             raise VectorPartError(f"row columns do not match {n} rows")
-        if any(len(c) != n for c in (self.symbols, self.kinds, self.snippets)):
+        if any(len(c) != n for c in (self.symbols, self.snippets)) or self.kind_codes.shape != (n,):
             raise VectorPartError(f"row strings do not match {n} rows")
+        if n and int(self.kind_codes.max()) >= len(self.kind_names):
+            raise VectorPartError("kind codes past the part's kind names")
         if (
             self.path_rows.shape != (p + 1,)
             or self.path_key.shape != (p,)
@@ -238,7 +254,7 @@ class VectorPart:
             end_line=int(self.ends[row]),
             text_hash=self.text_hash[row].tobytes(),
             symbol=_optional(self.symbols[row]),
-            kind=_optional(self.kinds[row]),
+            kind=self.kind_names[int(self.kind_codes[row])],
             snippet=self.snippets[row],
             end_col=int(self.end_cols[row]),
         )
@@ -247,16 +263,17 @@ class VectorPart:
         """The references of several rows (what a query returns: strings decoded in one pass per column)."""
         rows = np.asarray(rows, dtype=np.intp)
         hashes = self.text_hash[rows].tobytes()
+        kinds = self.kind_names
         width = TEXT_HASH_BYTES
         return [
-            RowRef(path, start, end, hashes[width * i : width * (i + 1)], symbol or None, kind or None, snippet, col)
+            RowRef(path, start, end, hashes[width * i : width * (i + 1)], symbol or None, kinds[kind], snippet, col)
             for i, (path, start, end, symbol, kind, snippet, col) in enumerate(
                 zip(
                     _decoded(self.paths, self.row_path[rows]),
                     self.starts[rows].tolist(),
                     self.ends[rows].tolist(),
                     _decoded(self.symbols, rows),
-                    _decoded(self.kinds, rows),
+                    self.kind_codes[rows].tolist(),
                     _decoded(self.snippets, rows),
                     self.end_cols[rows].tolist(),
                     strict=True,
@@ -314,19 +331,22 @@ def build_part(
     )
     refs = [ref for i in order for ref in files[i].refs]
     sorted_counts = counts[order] if order else counts
+    kind_names = sorted({r.kind or "" for r in refs})
+    kind_code = {kind: code for code, kind in enumerate(kind_names)}
     arrays: dict[str, Array] = {
         "words": _word_major(vectors.codes[rows], dimension),
-        "row.path": np.repeat(np.arange(len(order), dtype=np.int32), sorted_counts),
-        "row.start": np.array([r.start_line for r in refs], dtype=np.int32),
-        "row.end": np.array([r.end_line for r in refs], dtype=np.int32),
-        "row.end_col": np.array([r.end_col for r in refs], dtype=np.int32),
+        "row.path": np.repeat(np.arange(len(order), dtype=np.int64), sorted_counts),
+        "row.start": np.array([r.start_line for r in refs], dtype=np.int64),
+        "row.end": np.array([r.end_line for r in refs], dtype=np.int64),
+        "row.end_col": np.array([r.end_col for r in refs], dtype=np.int64),
+        "row.kind": np.array([kind_code[r.kind or ""] for r in refs], dtype=np.int64),
         "row.hash": _hash_rows([r.text_hash for r in refs]),
         "path.rows": np.concatenate(([0], np.cumsum(sorted_counts))).astype(np.int64),
         "path.key": path_keys(files[i].path for i in order),
         "superseded": np.unique(path_keys(superseded)),
     }
     arrays.update(string_arrays("row.symbol", [r.symbol or "" for r in refs]))
-    arrays.update(string_arrays("row.kind", [r.kind or "" for r in refs]))
+    arrays.update(string_arrays("kind", kind_names))
     arrays.update(string_arrays("row.snippet", [r.snippet for r in refs]))
     arrays.update(string_arrays("path", [files[i].path for i in order]))
     arrays.update(string_arrays("path.tag", [files[i].tag for i in order]))
@@ -334,7 +354,24 @@ def build_part(
     if vectors.quantized is not None and vectors.scales is not None:
         arrays["rescore"] = np.ascontiguousarray(vectors.quantized[rows])
         arrays["scales"] = np.ascontiguousarray(vectors.scales[rows], dtype=np.float32)
-    return VectorPart(arrays, {**meta, "rows": len(refs), "paths": len(order)})
+    return VectorPart(_narrowed(arrays), {**meta, "rows": len(refs), "paths": len(order)})
+
+
+def _narrowed(arrays: dict[str, Array]) -> dict[str, Array]:
+    """The row columns in the narrowest of their dtypes that holds their values (the kind codes in uint8)."""
+    for name in _INT_COLUMNS:
+        arrays[name] = _narrowest(arrays[name], ROW_INT_DTYPES)
+    arrays["row.kind"] = _narrowest(arrays["row.kind"], KIND_CODE_DTYPES)
+    return arrays
+
+
+def _narrowest(values: Array, dtypes: tuple[np.dtype[Any], ...]) -> Array:
+    low, high = (int(values.min()), int(values.max())) if len(values) else (0, 0)
+    for dtype in dtypes:
+        info = np.iinfo(dtype)
+        if info.min <= low and high <= info.max:
+            return np.ascontiguousarray(values, dtype=dtype)
+    raise ValueError(f"values {low}..{high} fit none of {dtypes}")
 
 
 def _word_major(codes: npt.NDArray[np.uint8], dimension: int) -> npt.NDArray[np.uint64]:
@@ -376,7 +413,9 @@ def merge_parts(
     floats = bool(parts) and all(part.has_floats for part, _ in parts)
     n = len(local)
     words = np.empty((dimension // WORD_BITS, n), dtype=np.uint64)
-    ints = {name: np.empty(n, dtype=np.int32) for name in _INT_COLUMNS[1:]}
+    ints = {name: np.empty(n, dtype=np.int64) for name in (*_INT_COLUMNS[1:], "row.kind")}
+    kind_names = sorted({k or "" for part, _ in parts for k in part.kind_names})
+    kind_code = {kind: code for code, kind in enumerate(kind_names)}
     hashes = np.empty((n, TEXT_HASH_BYTES), dtype=np.uint8)
     rescore = np.empty((n, dimension), dtype=np.int8) if floats else None
     scales = np.empty(n, dtype=np.float32) if floats else None
@@ -391,13 +430,15 @@ def merge_parts(
         ints["row.start"][at] = part.starts[rows]
         ints["row.end"][at] = part.ends[rows]
         ints["row.end_col"][at] = part.end_cols[rows]
+        recode = np.array([kind_code[k or ""] for k in part.kind_names], dtype=np.int64)
+        ints["row.kind"][at] = recode[part.kind_codes[rows]]
         hashes[at] = part.text_hash[rows]
         if rescore is not None and scales is not None and part.rescore is not None and part.scales is not None:
             rescore[at] = part.rescore[rows]
             scales[at] = part.scales[rows]
     arrays: dict[str, Array] = {
         "words": words,
-        "row.path": np.repeat(np.arange(len(origins), dtype=np.int32), counts),
+        "row.path": np.repeat(np.arange(len(origins), dtype=np.int64), counts),
         **ints,
         "row.hash": hashes,
         "path.rows": np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
@@ -405,7 +446,8 @@ def merge_parts(
         "superseded": np.zeros(0, dtype=np.uint64) if superseded is None else np.unique(superseded),
     }
     order = _row_order(picks, n)
-    for name, column in (("row.symbol", "symbols"), ("row.kind", "kinds"), ("row.snippet", "snippets")):
+    arrays.update(string_arrays("kind", kind_names))
+    for name, column in (("row.symbol", "symbols"), ("row.snippet", "snippets")):
         arrays.update(_gathered(name, [getattr(parts[i][0], column) for i, _, _ in picks], picks, order))
     path_picks = [(i, p) for _, i, p in origins]
     arrays.update(string_arrays("path", [path for path, _, _ in origins]))
@@ -414,7 +456,7 @@ def merge_parts(
     if rescore is not None and scales is not None:
         arrays["rescore"] = rescore
         arrays["scales"] = scales
-    return VectorPart(arrays, {**meta, "rows": n, "paths": len(origins), "floats": floats})
+    return VectorPart(_narrowed(arrays), {**meta, "rows": n, "paths": len(origins), "floats": floats})
 
 
 def _row_order(picks: Sequence[tuple[int, Rows, Rows]], n: int) -> Rows:

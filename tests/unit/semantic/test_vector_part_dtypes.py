@@ -1,0 +1,111 @@
+"""A vector part's row columns as stored: lines and row-to-file rows uint16 unless a value needs int32, kinds as codes
+into the part's kind names; parts built, merged and reopened give back every row exactly, and a reader refuses other
+dtypes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from maguyva_lsp.embed.base import pack_signs, quantize_int8, unit_rows
+from maguyva_lsp.index.vector_part import (
+    FileRows,
+    RowRef,
+    RowVectors,
+    VectorPart,
+    VectorPartError,
+    build_part,
+    merge_parts,
+    part_meta,
+)
+from maguyva_lsp.store.container import open_container, write_container
+
+DIM = 64
+META = part_meta("test-model", DIM, "style:1", has_floats=True)
+KINDS = ("function", "class", None, "method")
+
+
+def _file(path: str, rows: int, *, first_line: int = 0) -> FileRows:
+    refs = [
+        RowRef(
+            path,
+            first_line + 10 * i,
+            first_line + 10 * i + 9,
+            bytes([i % 256]) * 16,
+            f"sym{i}" if i % 3 else None,
+            KINDS[i % len(KINDS)],
+            f"def sym{i}():",
+            i % 80,
+        )
+        for i in range(rows)
+    ]
+    return FileRows(path, f"tag-{path}", f"content-{path}", refs)
+
+
+def _vectors(rows: int, seed: int = 0) -> RowVectors:
+    floats = unit_rows(np.random.default_rng(seed).standard_normal((rows, DIM)).astype(np.float32))
+    quantized, scales = quantize_int8(floats)
+    return RowVectors(pack_signs(floats), quantized, scales)
+
+
+def _rows(part: VectorPart) -> list[RowRef]:
+    return part.refs(np.arange(part.n))
+
+
+def _reopened(part: VectorPart, tmp_path: Path) -> VectorPart:
+    write_container(tmp_path / "part.mgv", part.arrays(), part.meta)
+    container = open_container(tmp_path / "part.mgv")
+    return VectorPart(container.arrays, container.meta)
+
+
+def test_small_values_are_stored_as_uint16_and_kinds_as_codes(tmp_path: Path) -> None:
+    files = [_file("b.py", 5), _file("a.py", 3)]
+    part = build_part(META, files, _vectors(8))
+    arrays = part.arrays()
+    for name in ("row.start", "row.end", "row.end_col", "row.path"):
+        assert arrays[name].dtype == np.uint16, name
+    assert arrays["row.kind"].dtype == np.uint8
+    assert "row.kind.blob" not in arrays and len(part.kind_names) == len(KINDS)
+    expected = [*files[1].refs, *files[0].refs]  # path order
+    assert _rows(part) == expected
+    assert _rows(_reopened(part, tmp_path)) == expected
+    assert [part.ref(i) for i in range(part.n)] == expected
+
+
+def test_a_line_past_uint16_keeps_int32_lines_and_merges_exactly(tmp_path: Path) -> None:
+    far = _file("far.py", 4, first_line=70_000)
+    near = _file("near.py", 6)
+    far_part = build_part(META, [far], _vectors(4, 1))
+    near_part = build_part(META, [near], _vectors(6, 2))
+    assert far_part.arrays()["row.start"].dtype == np.int32
+    assert near_part.arrays()["row.start"].dtype == np.uint16
+    merged = merge_parts([(far_part, np.ones(1, bool)), (near_part, np.ones(1, bool))], META)
+    assert merged.arrays()["row.start"].dtype == np.int32 and merged.arrays()["row.end_col"].dtype == np.uint16
+    assert _rows(merged) == [*far.refs, *near.refs]
+    assert _rows(_reopened(merged, tmp_path)) == [*far.refs, *near.refs]
+    assert np.array_equal(merged.rescore, np.concatenate([far_part.rescore, near_part.rescore]))
+
+
+def test_merging_parts_with_other_kind_names_recodes_them() -> None:
+    one = _file("a.py", 2)  # kinds: function, class
+    two = FileRows("b.py", "t", "c", [r._replace(path="b.py", kind="interface") for r in _file("b.py", 3).refs])
+    merged = merge_parts(
+        [
+            (build_part(META, [one], _vectors(2)), np.ones(1, bool)),
+            (build_part(META, [two], _vectors(3)), np.ones(1, bool)),
+        ],
+        META,
+    )
+    assert [r.kind for r in _rows(merged)] == ["function", "class", "interface", "interface", "interface"]
+
+
+def test_a_reader_refuses_row_columns_of_another_dtype() -> None:
+    part = build_part(META, [_file("a.py", 4)], _vectors(4))
+    arrays = part.arrays()
+    for name, dtype in (("row.start", np.int64), ("row.path", np.int16), ("row.kind", np.int32)):
+        with pytest.raises(VectorPartError, match=name):
+            VectorPart({**arrays, name: arrays[name].astype(dtype)}, part.meta)
+    with pytest.raises(VectorPartError, match="kind codes"):
+        VectorPart({**arrays, "row.kind": arrays["row.kind"] + np.uint8(9)}, part.meta)
