@@ -102,7 +102,8 @@ def test_a_reader_refuses_columns_of_another_dtype(tmp_path: Path) -> None:
     strings = {k.removeprefix("strings."): v for k, v in base.items() if k.startswith("strings.")}
     with pytest.raises(ValueError):
         StringTable.from_arrays({**strings, "offsets": strings["offsets"].astype(np.int32)})
-    metas = [{"kind": "base", "format": GRAPH_FORMAT, "files": 3, "strings": len(strings["offsets"]) - 1, "scores": True}]
+    count = len(strings["offsets"]) - 1
+    metas = [{"kind": "base", "format": GRAPH_FORMAT, "files": 3, "strings": count, "scores": True}]
     with pytest.raises(ValueError):
         open_chain([{**base, "scores.values": base["scores.values"].astype(np.float32)}], metas)
 
