@@ -1,7 +1,8 @@
 """One immutable block of vector rows stored as columns: the unit the vector chain is made of, in memory or mapped.
 
 A part holds the rows of some files, grouped by file in path order: the binary codes (word-major, so a Hamming scan
-reads contiguous memory), optional int8 rescoring vectors with their scales, and per row its lines, text hash,
+reads contiguous memory; not stored when they are the int8 rows' signs: index/vector_codes.py), optional int8
+rescoring vectors with their scales, and per row its lines, text hash,
 symbol, kind (a code into the part's few kind names) and snippet; the line and row-to-file columns are uint16 unless
 a value needs int32 (ROW_INT_DTYPES, chosen per part). Per file it keeps its key (a 64-bit hash of the path), the tag
 the retriever gave its rows, and its content hash. `superseded` lists the keys of files whose rows in *older* parts
@@ -18,6 +19,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.index.vector_codes import WORD_BITS, derived_words, stored_vectors, unmarked, word_major
+from maguyva_lsp.index.vector_strings import BlockStrings, block_arrays
 from maguyva_lsp.model import chunk_id
 from maguyva_lsp.store.container import (
     ENCODING,
@@ -25,17 +28,15 @@ from maguyva_lsp.store.container import (
     STRING_OFFSET_DTYPES,
     Array,
     StringColumn,
-    encode_strings,
     string_arrays,
-    string_offsets,
 )
 
 VECTORS_PART = "vectors"  # the part's name in the store (Manifest.chains[VECTORS_PART])
-PART_FORMAT = 2  # 2: narrow row columns, kinds as codes
+PART_FORMAT = 3  # 2: narrow row columns, kinds as codes; 3: codes derived from the int8 rows, symbols and snippets in
+# zstd frames (index/vector_strings.py)
 # The dtypes of the row columns (lines, a row's file): the narrowest that holds the part's values. A reader takes these.
 ROW_INT_DTYPES = (np.dtype(np.uint16), np.dtype(np.int32))
 KIND_CODE_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16))
-WORD_BITS = 64
 TEXT_HASH_BYTES = 16
 PATH_KEY_BYTES = 8
 
@@ -44,7 +45,7 @@ Keys = npt.NDArray[np.uint64]
 Rows = npt.NDArray[np.intp]
 RowInts = npt.NDArray[np.uint16] | npt.NDArray[np.int32]
 
-_STRING_COLUMNS = ("row.symbol", "row.snippet", "path", "path.tag", "path.content", "kind")
+_STRING_COLUMNS = ("path", "path.tag", "path.content", "kind")
 _INT_COLUMNS = ("row.path", "row.start", "row.end", "row.end_col")
 
 
@@ -122,6 +123,7 @@ class VectorPart:
 
     __slots__ = (
         "_arrays",
+        "_words",
         "content",
         "dimension",
         "end_cols",
@@ -141,7 +143,6 @@ class VectorPart:
         "symbols",
         "tags",
         "text_hash",
-        "words",
     )
 
     def __init__(self, arrays: Mapping[str, Array], meta: Mapping[str, Any]) -> None:
@@ -150,7 +151,9 @@ class VectorPart:
         self.meta = dict(meta)
         try:
             self.dimension = int(self.meta["dimension"])
-            self.words: npt.NDArray[np.uint64] = self._array("words", np.uint64)
+            self._words: npt.NDArray[np.uint64] | None = (
+                self._array("words", np.uint64) if "words" in self._arrays else None
+            )
             self.row_path: RowInts = self._ints("row.path", ROW_INT_DTYPES)
             self.starts: RowInts = self._ints("row.start", ROW_INT_DTYPES)
             self.ends: RowInts = self._ints("row.end", ROW_INT_DTYPES)
@@ -160,15 +163,16 @@ class VectorPart:
             self.path_rows: npt.NDArray[np.int64] = self._array("path.rows", np.int64)
             self.path_key: Keys = self._array("path.key", np.uint64)
             self.superseded: Keys = self._array("superseded", np.uint64)
-            self.symbols, self.snippets, self.paths, self.tags, self.content, kinds = (
-                self._strings(name) for name in _STRING_COLUMNS
-            )
+            self.paths, self.tags, self.content, kinds = (self._strings(name) for name in _STRING_COLUMNS)
             self.kind_names: list[str | None] = [_optional(k) for k in kinds]  # a handful: decoded at open
             self.rescore: npt.NDArray[np.int8] | None = None
             self.scales: npt.NDArray[np.float32] | None = None
             if "rescore" in self._arrays or "scales" in self._arrays:
-                self.rescore = self._array("rescore", np.int8)
+                self.rescore = self._array("rescore", np.int8)  # as stored: ZERO_UP marks the positive zeros
                 self.scales = self._array("scales", np.float32)
+            if self._words is None and self.rescore is None:
+                raise KeyError("words")
+            self.symbols, self.snippets = (self._blocks(name) for name in ("row.symbol", "row.snippet"))
         except KeyError as exc:
             raise VectorPartError(f"missing {exc}") from None
         self._check()
@@ -185,6 +189,12 @@ class VectorPart:
             raise VectorPartError(f"{name} of dtype {array.dtype}, not one of {', '.join(map(str, dtypes))}")
         return array
 
+    def _blocks(self, name: str) -> BlockStrings:
+        try:
+            return BlockStrings(np.asarray(self._arrays[f"{name}.z"]), np.asarray(self._arrays[f"{name}.zoff"]), self.n)
+        except ValueError as exc:
+            raise VectorPartError(f"{name}: {exc}") from None
+
     def _strings(self, name: str) -> StringColumn:
         offsets = np.asarray(self._arrays[f"{name}.off"])
         if offsets.dtype not in STRING_OFFSET_DTYPES:
@@ -193,14 +203,19 @@ class VectorPart:
 
     def _check(self) -> None:
         n, p, dim = self.n, len(self.paths), self.dimension
-        if dim <= 0 or dim % WORD_BITS or self.words.ndim != 2 or self.words.shape[0] != dim // WORD_BITS:
-            raise VectorPartError(f"codes of shape {self.words.shape} for dimension {dim}")
+        words = self._words
+        if dim <= 0 or dim % WORD_BITS:
+            raise VectorPartError(f"dimension {dim}")
+        if words is not None and (words.ndim != 2 or words.shape[0] != dim // WORD_BITS):
+            raise VectorPartError(f"codes of shape {words.shape} for dimension {dim}")
+        if self.rescore is not None and self.rescore.ndim != 2:
+            raise VectorPartError(f"rescoring vectors of shape {self.rescore.shape}")
         for name, column in (("row.start", self.starts), ("row.end", self.ends), ("row.end_col", self.end_cols)):
             if column.shape != (n,):
                 raise VectorPartError(f"{name} of shape {column.shape} for {n} rows")
         if self.row_path.shape != (n,) or self.text_hash.shape != (n, TEXT_HASH_BYTES):
             raise VectorPartError(f"row columns do not match {n} rows")
-        if any(len(c) != n for c in (self.symbols, self.snippets)) or self.kind_codes.shape != (n,):
+        if self.kind_codes.shape != (n,):
             raise VectorPartError(f"row strings do not match {n} rows")
         if n and int(self.kind_codes.max()) >= len(self.kind_names):
             raise VectorPartError("kind codes past the part's kind names")
@@ -221,7 +236,26 @@ class VectorPart:
 
     @property
     def n(self) -> int:
-        return int(self.words.shape[1])
+        if self._words is not None:
+            return int(self._words.shape[1])
+        return 0 if self.rescore is None else int(self.rescore.shape[0])
+
+    @property
+    def words(self) -> npt.NDArray[np.uint64]:
+        """The codes, word-major: stored, or derived from the int8 rows on first use (then kept: a part never
+        changes; two threads deriving at once both get the same array)."""
+        words = self._words
+        if words is None:
+            if self.rescore is None:
+                raise VectorPartError("a part without codes or int8 rows")
+            words = self._words = derived_words(self.rescore)
+        return words
+
+    def int8_rows(self, rows: Rows) -> npt.NDArray[np.int8]:
+        """The int8 rescoring vectors of some rows (a part with floats)."""
+        if self.rescore is None:
+            raise ValueError("a part without float vectors")
+        return unmarked(self.rescore[rows])
 
     @property
     def path_count(self) -> int:
@@ -253,9 +287,9 @@ class VectorPart:
             start_line=int(self.starts[row]),
             end_line=int(self.ends[row]),
             text_hash=self.text_hash[row].tobytes(),
-            symbol=_optional(self.symbols[row]),
+            symbol=_optional(self.symbols.take([row])[0]),
             kind=self.kind_names[int(self.kind_codes[row])],
-            snippet=self.snippets[row],
+            snippet=self.snippets.take([row])[0],
             end_col=int(self.end_cols[row]),
         )
 
@@ -272,9 +306,9 @@ class VectorPart:
                     _decoded(self.paths, self.row_path[rows]),
                     self.starts[rows].tolist(),
                     self.ends[rows].tolist(),
-                    _decoded(self.symbols, rows),
+                    self.symbols.take(rows),
                     self.kind_codes[rows].tolist(),
-                    _decoded(self.snippets, rows),
+                    self.snippets.take(rows),
                     self.end_cols[rows].tolist(),
                     strict=True,
                 )
@@ -285,7 +319,7 @@ class VectorPart:
         codes = np.ascontiguousarray(self.words[:, rows].T).view(np.uint8)
         if self.rescore is None or self.scales is None:
             return RowVectors(codes)
-        return RowVectors(codes, self.rescore[rows], self.scales[rows])
+        return RowVectors(codes, self.int8_rows(rows), self.scales[rows])
 
     def row_alive(self, path_alive: Bools) -> Bools:
         """Which rows are alive, given which paths are."""
@@ -333,8 +367,10 @@ def build_part(
     sorted_counts = counts[order] if order else counts
     kind_names = sorted({r.kind or "" for r in refs})
     kind_code = {kind: code for code, kind in enumerate(kind_names)}
+    quantized = None if vectors.quantized is None else vectors.quantized[rows]
+    scales = None if vectors.scales is None else vectors.scales[rows]
     arrays: dict[str, Array] = {
-        "words": _word_major(vectors.codes[rows], dimension),
+        **stored_vectors(word_major(vectors.codes[rows], dimension), quantized, scales),
         "row.path": np.repeat(np.arange(len(order), dtype=np.int64), sorted_counts),
         "row.start": np.array([r.start_line for r in refs], dtype=np.int64),
         "row.end": np.array([r.end_line for r in refs], dtype=np.int64),
@@ -345,15 +381,12 @@ def build_part(
         "path.key": path_keys(files[i].path for i in order),
         "superseded": np.unique(path_keys(superseded)),
     }
-    arrays.update(string_arrays("row.symbol", [r.symbol or "" for r in refs]))
+    arrays.update(block_arrays("row.symbol", [r.symbol or "" for r in refs]))
     arrays.update(string_arrays("kind", kind_names))
-    arrays.update(string_arrays("row.snippet", [r.snippet for r in refs]))
+    arrays.update(block_arrays("row.snippet", [r.snippet for r in refs]))
     arrays.update(string_arrays("path", [files[i].path for i in order]))
     arrays.update(string_arrays("path.tag", [files[i].tag for i in order]))
     arrays.update(string_arrays("path.content", [files[i].content for i in order]))
-    if vectors.quantized is not None and vectors.scales is not None:
-        arrays["rescore"] = np.ascontiguousarray(vectors.quantized[rows])
-        arrays["scales"] = np.ascontiguousarray(vectors.scales[rows], dtype=np.float32)
     return VectorPart(_narrowed(arrays), {**meta, "rows": len(refs), "paths": len(order)})
 
 
@@ -372,13 +405,6 @@ def _narrowest(values: Array, dtypes: tuple[np.dtype[Any], ...]) -> Array:
         if info.min <= low and high <= info.max:
             return np.ascontiguousarray(values, dtype=dtype)
     raise ValueError(f"values {low}..{high} fit none of {dtypes}")
-
-
-def _word_major(codes: npt.NDArray[np.uint8], dimension: int) -> npt.NDArray[np.uint64]:
-    """Packed codes (n, dim/8) as (dim/64, n) words: one contiguous array per 64-bit word of the code."""
-    if codes.shape[1:] != (dimension // 8,):
-        raise ValueError(f"codes of shape {codes.shape} for dimension {dimension}")
-    return np.ascontiguousarray(np.ascontiguousarray(codes).view(np.uint64).T)
 
 
 def _hash_rows(hashes: Sequence[bytes]) -> npt.NDArray[np.uint8]:
@@ -434,10 +460,10 @@ def merge_parts(
         ints["row.kind"][at] = recode[part.kind_codes[rows]]
         hashes[at] = part.text_hash[rows]
         if rescore is not None and scales is not None and part.rescore is not None and part.scales is not None:
-            rescore[at] = part.rescore[rows]
+            rescore[at] = part.int8_rows(rows)
             scales[at] = part.scales[rows]
     arrays: dict[str, Array] = {
-        "words": words,
+        **stored_vectors(words, rescore, scales),
         "row.path": np.repeat(np.arange(len(origins), dtype=np.int64), counts),
         **ints,
         "row.hash": hashes,
@@ -445,50 +471,15 @@ def merge_parts(
         "path.key": np.array([parts[i][0].path_key[p] for _, i, p in origins], dtype=np.uint64),
         "superseded": np.zeros(0, dtype=np.uint64) if superseded is None else np.unique(superseded),
     }
-    order = _row_order(picks, n)
     arrays.update(string_arrays("kind", kind_names))
     for name, column in (("row.symbol", "symbols"), ("row.snippet", "snippets")):
-        arrays.update(_gathered(name, [getattr(parts[i][0], column) for i, _, _ in picks], picks, order))
+        merged = [""] * n
+        for index, at, rows in picks:
+            for position, text in zip(at.tolist(), getattr(parts[index][0], column).take(rows), strict=True):
+                merged[position] = text
+        arrays.update(block_arrays(name, merged))
     path_picks = [(i, p) for _, i, p in origins]
     arrays.update(string_arrays("path", [path for path, _, _ in origins]))
     arrays.update(string_arrays("path.tag", [parts[i][0].tags[p] for i, p in path_picks]))
     arrays.update(string_arrays("path.content", [parts[i][0].content[p] for i, p in path_picks]))
-    if rescore is not None and scales is not None:
-        arrays["rescore"] = rescore
-        arrays["scales"] = scales
     return VectorPart(_narrowed(arrays), {**meta, "rows": n, "paths": len(origins), "floats": floats})
-
-
-def _row_order(picks: Sequence[tuple[int, Rows, Rows]], n: int) -> Rows:
-    """For the concatenation of every pick's rows (in pick order), where each lands in the merged part."""
-    return np.concatenate([at for _, at, _ in picks]) if picks else np.zeros(n, dtype=np.intp)
-
-
-def _gathered(
-    name: str, columns: Sequence[StringColumn], picks: Sequence[tuple[int, Rows, Rows]], order: Rows
-) -> dict[str, Array]:
-    """A string column of the merged rows: each source's strings taken by byte ranges, then put in row order."""
-    blobs: list[npt.NDArray[np.uint8]] = []
-    lengths: list[npt.NDArray[np.int64]] = []
-    for column, (_, _, rows) in zip(columns, picks, strict=True):
-        blob, stored = column.arrays
-        offsets = np.asarray(stored, dtype=np.int64)  # uint32 as stored: arithmetic with int64 would give floats
-        starts = offsets[rows]
-        sizes = offsets[rows + 1] - starts
-        within = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        blobs.append(np.asarray(blob)[np.repeat(starts, sizes) + within])
-        lengths.append(sizes)
-    if not blobs:
-        blob, offsets = encode_strings([])
-        return {f"{name}.blob": blob, f"{name}.off": offsets}
-    concatenated = np.concatenate(blobs)
-    sizes = np.concatenate(lengths)
-    source_starts = np.cumsum(sizes) - sizes
-    # Row r of the merged part is element inverse[r] of the concatenation.
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(len(order))
-    final_sizes = sizes[inverse]
-    offsets = np.concatenate(([0], np.cumsum(final_sizes))).astype(np.int64)
-    within = np.arange(int(offsets[-1]), dtype=np.int64) - np.repeat(offsets[:-1], final_sizes)
-    blob = concatenated[np.repeat(source_starts[inverse], final_sizes) + within]
-    return {f"{name}.blob": blob.astype(np.uint8), f"{name}.off": string_offsets(offsets)}

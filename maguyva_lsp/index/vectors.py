@@ -20,10 +20,10 @@ from numpy.typing import NDArray
 
 from maguyva_lsp.embed.base import BITS_PER_BYTE, Embeddings, quantize_int8
 from maguyva_lsp.index.segment_parts import ChainExport
+from maguyva_lsp.index.vector_codes import WORD_BITS
 from maguyva_lsp.index.vector_part import (
     PART_FORMAT,
     VECTORS_PART,
-    WORD_BITS,
     Bools,
     FileRows,
     Keys,
@@ -511,7 +511,7 @@ class BinaryVectorStore:
             part, rows = snap.parts[position], local[at]
             if part.rescore is not None and part.scales is not None:
                 # Asymmetric: the float query against the int8 document vectors (≈ cosine; both unit length).
-                scores[at] = _dot(part.rescore[rows].astype(np.float32), qf) * part.scales[rows]
+                scores[at] = _dot(part.int8_rows(rows).astype(np.float32), qf) * part.scales[rows]
             else:
                 # No document floats (Voyage gives bits only): the float query against the ±1 bit vectors.
                 codes = np.ascontiguousarray(part.words[:, rows].T).view(np.uint8)
