@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from maguyva_lsp.config import Settings
+from maguyva_lsp.embed.base import Embedder
 from maguyva_lsp.failures import BACKGROUND
 from maguyva_lsp.graph.inputs import GraphInput
 from maguyva_lsp.heap import collector_paused
@@ -30,6 +31,7 @@ from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, Modality, SourceFile
 from maguyva_lsp.retrieve.base import Retriever
 from maguyva_lsp.retrieve.semantic import SemanticRetriever
+from maguyva_lsp.retrieve.semantic_workers import embed_jobs, embed_stored
 from maguyva_lsp.scan.ignore import IGNORE_FILE_NAMES
 from maguyva_lsp.scan.skips import NOT_RECORDED, Skip, SkipReason, printable_path
 from maguyva_lsp.scan.walker import WorkspaceScanner
@@ -56,6 +58,8 @@ CATCH_UP_GROUP_FILES = 64
 # Stored files at least this many (a cold build's) are resolved into the graph by the analysis pool's workers, a
 # share each, instead of in this process (which would hold the interpreter lock for the whole resolution).
 WORKER_GRAPH_FILES = 500
+# Files built by workers at least this many (a cold build's) are embedded by the pool's workers, not on the lane.
+WORKER_EMBED_FILES = 500
 # The semantic lane waiting for a cold build's merge checks this often whether the process is closing.
 MERGE_WAIT_SLICE_S = 0.2
 
@@ -203,8 +207,9 @@ class IndexWriter:
                         self._lane.submit_call(functools.partial(self._await_merge, merge))
                 # Embedding starts once the other modalities are complete: the lane's thread shares this process's
                 # interpreter lock with the graph's resolution, and would only slow it down.
-                for paths in self._embed_later:
-                    self._embed(paths)
+                if not self._embed_in_workers([p for paths in self._embed_later for p in paths]):
+                    for paths in self._embed_later:
+                        self._embed(paths)
                 report(IndexProgress("done", 0, 0, ready=("text", "structural", *(r.name for r in self._follow))))
             finally:
                 self._deferred = None
@@ -329,7 +334,7 @@ class IndexWriter:
         """On the semantic lane: the stored analyses of these files, applied to the semantic retriever."""
         semantic = self._semantic
         if semantic is not None and not semantic.stopping:
-            semantic.apply(ChangeBatch(tuple(self.segments.load(paths))))
+            semantic.apply(ChangeBatch(tuple(self.segments.load(paths, symbols=False))))
 
     def _verify_vectors(self) -> None:
         """A background check on the semantic lane: the stored vectors' checksums (every byte of the chain); a
@@ -340,7 +345,7 @@ class IndexWriter:
 
         def rebuild() -> None:
             changed, gone = semantic.stale(self.files.content_hashes(), verify=True)
-            semantic.apply(ChangeBatch(tuple(self.segments.load(changed)), tuple(gone)))
+            semantic.apply(ChangeBatch(tuple(self.segments.load(changed, symbols=False)), tuple(gone)))
 
         self._lane.submit_call(rebuild)
 
@@ -523,6 +528,45 @@ class IndexWriter:
             self._lane.submit_call(
                 functools.partial(self._apply_stored_vectors, paths[start : start + CATCH_UP_GROUP_FILES])
             )
+
+    def _embed_in_workers(self, paths: list[str]) -> bool:
+        """Many files built by workers (a cold build): the semantic lane has the pool's workers embed them from the
+        store (`semantic_workers`), after the merge it may be waiting for. False: not done that way (too few files,
+        a remote embedder, one worker); the caller gives them to the lane in groups."""
+        semantic = self._semantic
+        factory = semantic.worker_embedder if semantic is not None else None
+        if (
+            factory is None
+            or len(paths) < WORKER_EMBED_FILES
+            or self._analyzer.workers < 2
+            or self.segments.data_dir is None
+        ):
+            return False
+        self._lane.submit_call(functools.partial(self._embed_with_workers, paths, factory))
+        return True
+
+    def _embed_with_workers(self, paths: list[str], factory: Callable[[], Embedder]) -> None:
+        """On the semantic lane: the files' rows embedded by the pool's workers from the stored segments as they are
+        now (merged), then applied. Files the store cannot give the workers are embedded here."""
+        semantic = self._semantic
+        if semantic is None or semantic.stopping or self.closed:
+            return
+        stored = stored_graph_files(self.segments, paths)
+        try:
+            if stored is None:
+                raise LookupError("files outside the stored segments")
+            results = self._analyzer.map(embed_stored, embed_jobs(stored, paths, factory))
+        except Exception:  # a worker died, or the store changed under the jobs: this process embeds them instead
+            if semantic.stopping or self.closed:
+                return
+            log.warning("embedding in worker processes failed: embedding here", exc_info=True)
+            for start in range(0, len(paths), CATCH_UP_GROUP_FILES):
+                self._apply_stored_vectors(paths[start : start + CATCH_UP_GROUP_FILES])
+            return
+        finally:
+            self._release_pool()
+        for result in results:
+            semantic.apply_rows(result.files, result.vectors, result.embedded)
 
     def merge_in_background(self, *, everything: bool = True) -> threading.Thread | None:
         """Unite the segments in a worker process while queries go on (one segment answers fastest); without a store

@@ -6,10 +6,11 @@ tokenize without padding and pool through one sparse (texts × vocabulary) produ
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,6 +71,10 @@ class LocalEmbedder:
         self._model: tuple[NDArray[np.float32], Tokenizer] | None = None
         self._load_lock = threading.Lock()
         self._lock = threading.Lock()  # one tokenizer call at a time: its own thread pool already uses the cores
+
+    def worker_factory(self) -> Callable[[], LocalEmbedder]:
+        """How a worker process makes the same embedder (picklable: the model's folder; the worker loads it once)."""
+        return functools.partial(LocalEmbedder, self._root)
 
     def load(self) -> None:
         """Read the model now (a long-lived process does it in the background, so its first question does not)."""

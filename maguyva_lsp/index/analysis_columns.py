@@ -524,8 +524,10 @@ class CoreColumns:
             )
         )
 
-    def analysis(self, local: int) -> FileAnalysis:
-        """The FileAnalysis of one file, rebuilt from the columns (equal to the one that was encoded)."""
+    def analysis(self, local: int, *, symbols: bool = True) -> FileAnalysis:
+        """The FileAnalysis of one file, rebuilt from the columns (equal to the one that was encoded). `symbols=False`:
+        without its definitions and references, for a reader of the text and chunks only (the semantic lane), which
+        spares decoding the references, most of the cost."""
         a = self.arrays
         pool = self.pool()
 
@@ -543,8 +545,8 @@ class CoreColumns:
             int(a["file.mtime"][local]),
         )
         text = self.text(local)
-        definitions = self.definitions(local)
-        references = self.references(local)
+        definitions = self.definitions(local) if symbols else ()
+        references = self.references(local) if symbols else ()
         c0, c1 = int(a["file.chunks"][local]), int(a["file.chunks"][local + 1])
         chunks = self._chunks(local, c0, c1, text, s) if c1 > c0 else ()
         return FileAnalysis(
@@ -591,23 +593,23 @@ def merge_core(parts: Sequence[tuple[CoreColumns, npt.NDArray[np.bool_]]]) -> di
     for offsets_name, row_columns in ROW_TABLES.items():
         counts: list[int] = []
         gathered: dict[str, list[Array]] = {name: [] for name in row_columns}
-        seg_rows: list[Array] = []
+        # Pool ids are renumbered piece by piece (each file's rows with its segment's remap; -1 stays -1): a segment
+        # id per row would cost 8 bytes per byte of source text for the text table.
         for seg, local in zip(seg_of.tolist(), local_of.tolist(), strict=True):
             arrays = parts[seg][0].arrays
             offsets = arrays[offsets_name]
             start, end = int(offsets[local]), int(offsets[local + 1])
             counts.append(end - start)
             for name in row_columns:
-                gathered[name].append(parts[seg][0].rows(name, start, end))
-            seg_rows.append(np.full(end - start, seg, dtype=np.int64))
+                piece = parts[seg][0].rows(name, start, end)
+                gathered[name].append(remaps[seg][piece] if name in POOL_COLUMNS else piece)
         out[offsets_name] = offsets_of(counts)
-        seg_per_row = np.concatenate(seg_rows) if seg_rows else np.zeros(0, dtype=np.int64)
         for name in row_columns:
             template = parts[0][0].rows(name, 0, 0)
             pieces = gathered[name]
             values = np.concatenate(pieces) if pieces else template
             if name in POOL_COLUMNS:
-                values = _renumbered(values, seg_per_row, remaps)
+                values = values.astype(np.int32, copy=False)
             elif name not in SPAN_COLUMNS:
                 values = values.astype(template.dtype, copy=False)
             out.update(_stored_columns(name, values))

@@ -17,7 +17,7 @@ from maguyva_lsp.graph.modules import system_of
 from maguyva_lsp.graph.segment import OUTWARD_REFERENCE_KINDS
 from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns
 from maguyva_lsp.index.segment_set import Segments, SegmentSet
-from maguyva_lsp.model import Reference
+from maguyva_lsp.model import FileAnalysis, Reference
 from maguyva_lsp.store.container import ContainerRecord, open_container
 
 
@@ -94,6 +94,13 @@ class StoredGraphFiles:
             )
             belongs = system_of(language) is not None or bool(definitions) or core.reference_count(local) > 0
             yield file, belongs
+
+    def analyses(self, paths: Sequence[str]) -> Iterator[FileAnalysis]:
+        """Each file's stored analysis without its definitions and references (text and chunks: the semantic
+        workers' input)."""
+        for path in paths:
+            core, local = self._locate(path)
+            yield core.analysis(local, symbols=False)
 
     def references(self, path: str, content_hash: str) -> tuple[Reference, ...] | None:
         if path not in self.where:

@@ -299,8 +299,9 @@ class Segments:
                 out[path] = StoredFile(path, sizes[local], mtimes[local], core.content_hash(local))
         return out
 
-    def load(self, paths: Iterable[str]) -> Iterator[FileAnalysis]:
-        """The stored analyses of these paths (those the index holds)."""
+    def load(self, paths: Iterable[str], *, symbols: bool = True) -> Iterator[FileAnalysis]:
+        """The stored analyses of these paths (those the index holds); `symbols=False`: without their definitions
+        and references (`CoreColumns.analysis`)."""
         snapshot = self.current
         for path in paths:
             found = snapshot.locate(path)
@@ -308,7 +309,7 @@ class Segments:
                 continue
             segment = snapshot.segments[found[0]]
             try:
-                analysis = segment.core.analysis(found[1])
+                analysis = segment.core.analysis(found[1], symbols=symbols)
             except (ValueError, IndexError) as exc:  # a damaged column: the file is analysed again
                 log.warning("stored analysis of %s is damaged (%s): re-analysing it", path, exc)
                 continue

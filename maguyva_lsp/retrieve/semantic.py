@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from maguyva_lsp.embed.base import BITS_PER_BYTE, Embedder, EmbedderError, Embeddings
+from maguyva_lsp.embed.base import BITS_PER_BYTE, Embedder, EmbedderError, Embeddings, TextStyle
 from maguyva_lsp.embed.text import EMBED_TEXT_VERSION, document_text, query_text, snippet_text
 from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.index.vector_part import VECTORS_PART, FileRows, RowRef, RowVectors
@@ -248,17 +248,40 @@ class SemanticRetriever:
             if files or batch.removed:
                 self._store.replace(batch.removed, files, vectors)
 
+    def apply_rows(self, files: Sequence[FileRows], vectors: RowVectors, embedded: int) -> None:
+        """Rows embedded elsewhere (`semantic_workers`: a cold build's worker processes, from the stored analyses) for
+        these files, as `apply` would have made them: a file whose rows are already built from the same analysis
+        (same tag) keeps them. `embedded`: the distinct texts the workers embedded. They skip the embedding cache: a
+        process that ends before the next commit embeds them again."""
+        self._drop_committed()
+        with self._apply_lock:
+            if self._stopping.is_set():
+                return
+            keep = [i for i, f in enumerate(files) if self._store.path_tag(f.path) != f.tag]
+            if len(keep) < len(files):
+                ends = np.cumsum([len(f.refs) for f in files], dtype=np.int64)
+                rows = [r for i in keep for r in range(int(ends[i]) - len(files[i].refs), int(ends[i]))]
+                vectors = RowVectors(
+                    vectors.codes[rows],
+                    None if vectors.quantized is None else vectors.quantized[rows],
+                    None if vectors.scales is None else vectors.scales[rows],
+                )
+                files = [files[i] for i in keep]
+            self.embedded_texts += embedded
+            if files:
+                self._store.replace((), files, vectors)
+
+    @property
+    def worker_embedder(self) -> Callable[[], Embedder] | None:
+        """How a worker process makes this retriever's embedder (a picklable factory), when it can: a local model
+        (a remote one is asked from this process, through its rate limits)."""
+        factory = getattr(self._embedder, "worker_factory", None)
+        return factory() if callable(factory) and self._doc_floats else None
+
     def _plan(self, analysis: FileAnalysis) -> list[_Planned]:
         """What to index for a file: its chunks, each with the live row of the same text to reuse, if any."""
-        style = self._embedder.text_style
         by_hash = {ref.text_hash: location for location, ref in self._store.rows_of(analysis.path)}
-        plan: list[_Planned] = []
-        prepared = analysis.embed_style == style and len(analysis.embed_texts) == len(analysis.chunks)
-        for index, chunk in enumerate(analysis.chunks):
-            text = analysis.embed_texts[index] if prepared else document_text(chunk, style)
-            ref = _row_ref(chunk, text_hash(text))
-            plan.append(_Planned(ref, text, by_hash.get(ref.text_hash)))
-        return plan
+        return planned_rows(analysis, self._embedder.text_style, by_hash)
 
     def _vectors(self, plan: list[_Planned]) -> RowVectors:
         """Vectors for planned rows, in order: reused rows, then the cache, then the embedder for what is left."""
@@ -295,14 +318,7 @@ class SemanticRetriever:
         have.update(hits)
         todo = [i for i in range(len(plan)) if i not in have]
         if todo:
-            unique = list(dict.fromkeys(plan[i].ref.text_hash for i in todo))
-            texts = {plan[i].ref.text_hash: plan[i].text for i in todo}
-            slices = range(0, len(unique), EMBED_SLICE_TEXTS)
-            fresh = Embeddings.concat(
-                [self._embed_slice(unique[at : at + EMBED_SLICE_TEXTS], texts) for at in slices], dimension
-            )
-            row_of = {key: r for r, key in enumerate(unique)}
-            put(todo, row_vectors(fresh.take([row_of[plan[i].ref.text_hash] for i in todo])))
+            put(todo, fresh_rows([plan[i] for i in todo], self._embed_slice, dimension))
         return RowVectors(codes, quantized, scales)
 
     def _embed_slice(self, keys: list[bytes], texts: Mapping[bytes, str]) -> Embeddings:
@@ -505,6 +521,34 @@ def _damaged(unverified: Sequence[tuple[StoredArrays, ContainerRecord]]) -> str 
         except (ContainerError, OSError) as exc:
             return str(exc)
     return None
+
+
+def planned_rows(analysis: FileAnalysis, style: TextStyle, reuse: Mapping[bytes, RowLocation]) -> list[_Planned]:
+    """A file's chunks to index, each with its embedded text and the live row of the same text to reuse, if any."""
+    plan: list[_Planned] = []
+    prepared = analysis.embed_style == style and len(analysis.embed_texts) == len(analysis.chunks)
+    for index, chunk in enumerate(analysis.chunks):
+        text = analysis.embed_texts[index] if prepared else document_text(chunk, style)
+        ref = _row_ref(chunk, text_hash(text))
+        plan.append(_Planned(ref, text, reuse.get(ref.text_hash)))
+    return plan
+
+
+def fresh_rows(
+    plan: Sequence[_Planned], embed_slice: Callable[[list[bytes], Mapping[bytes, str]], Embeddings], dimension: int
+) -> RowVectors:
+    """The planned rows embedded anew: each distinct text once, in slices of EMBED_SLICE_TEXTS."""
+    unique = list(dict.fromkeys(p.ref.text_hash for p in plan))
+    texts = {p.ref.text_hash: p.text for p in plan}
+    slices = range(0, len(unique), EMBED_SLICE_TEXTS)
+    fresh = Embeddings.concat([embed_slice(unique[at : at + EMBED_SLICE_TEXTS], texts) for at in slices], dimension)
+    row_of = {key: r for r, key in enumerate(unique)}
+    return row_vectors(fresh.take([row_of[p.ref.text_hash] for p in plan]))
+
+
+def file_tag(analysis: FileAnalysis, style: str) -> str:
+    """What a file's rows are built from (`_fingerprint`), for the worker processes that build rows."""
+    return _fingerprint(analysis, style)
 
 
 def _fingerprint(analysis: FileAnalysis, style: str) -> str:

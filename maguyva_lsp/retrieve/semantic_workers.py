@@ -1,0 +1,75 @@
+"""A cold build's embedding in worker processes: each job reads a group of stored files (their text and chunks, from
+the mapped core containers), plans their rows and embeds them as the semantic retriever would, and sends back only
+the rows (references and packed vectors); the retriever takes them with `apply_rows`.
+
+Done in the writer's process, the catch-up after a cold build decoded every stored analysis and built every
+embedded text under the interpreter lock of one process (about 20 s CPU on the standard library, one core); here the
+pool's cores share it, and the memory it takes (decoded analyses, texts, the tokenizer's buffers) leaves with the
+workers. The rows are the same: the same plan (`planned_rows`), the same tag, each distinct text embedded once by
+the same local model (a text's vector does not depend on what it is embedded with).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from maguyva_lsp.embed.base import Embedder, Embeddings
+from maguyva_lsp.index.graph_inputs import StoredGraphFiles
+from maguyva_lsp.index.vector_part import FileRows, RowVectors
+from maguyva_lsp.retrieve.semantic import file_tag, fresh_rows, planned_rows
+
+# Files per job: enough to amortise a job's pickling, few enough that the jobs spread evenly over the workers and
+# that a job's texts stay small (about 30 chunks a file).
+EMBED_JOB_FILES = 128
+
+# A worker's embedder, made at its first job (loading the model costs ~0.3 s) and kept for the next ones; keyed by
+# the pickled factory (each job unpickles a factory of its own).
+_worker_embedders: dict[bytes, Embedder] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedJob:
+    stored: StoredGraphFiles  # the stored files, as a worker opens them
+    paths: tuple[str, ...]
+    embedder: Callable[[], Embedder]  # picklable (SemanticRetriever.worker_embedder)
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedRows:
+    files: tuple[FileRows, ...]
+    vectors: RowVectors  # the rows of `files`, in order
+    embedded: int  # distinct texts embedded
+
+
+def embed_jobs(stored: StoredGraphFiles, paths: Sequence[str], embedder: Callable[[], Embedder]) -> list[EmbedJob]:
+    """The files cut into jobs of EMBED_JOB_FILES."""
+    return [
+        EmbedJob(stored, tuple(paths[at : at + EMBED_JOB_FILES]), embedder)
+        for at in range(0, len(paths), EMBED_JOB_FILES)
+    ]
+
+
+def embed_stored(job: EmbedJob) -> EmbeddedRows:
+    """Run in a worker: the rows of the job's files, embedded."""
+    key = pickle.dumps(job.embedder)
+    embedder = _worker_embedders.get(key)
+    if embedder is None:
+        embedder = _worker_embedders[key] = job.embedder()
+    style = embedder.text_style
+    files: list[FileRows] = []
+    plan = []
+    for analysis in job.stored.analyses(job.paths):
+        rows = planned_rows(analysis, style, {})  # nothing to reuse: the files are new to the vectors
+        files.append(FileRows(analysis.path, file_tag(analysis, style), analysis.content_hash, [p.ref for p in rows]))
+        plan.extend(rows)
+    embedded = 0
+
+    def embed_slice(keys: list[bytes], texts: Mapping[bytes, str]) -> Embeddings:
+        nonlocal embedded
+        embedded += len(keys)
+        return embedder.embed_documents([texts[key] for key in keys])
+
+    vectors = fresh_rows(plan, embed_slice, embedder.dimension)
+    return EmbeddedRows(tuple(files), vectors, embedded)

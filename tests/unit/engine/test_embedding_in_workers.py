@@ -1,0 +1,141 @@
+"""A cold build's embedding done by the pool's workers from the stored segments gives the semantic retriever the very
+rows (references, codes, int8 vectors and scales, tags) that embedding the stored analyses on the lane gives, and the
+engine answers the same; a failing worker job falls back to embedding in this process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from maguyva_lsp import indexer, indexing
+from maguyva_lsp.config import Settings
+from maguyva_lsp.engine import Engine
+from maguyva_lsp.index.vector_part import FileRows, RowVectors
+from maguyva_lsp.indexer import Analyzer
+from maguyva_lsp.retrieve.semantic import SemanticRetriever
+from maguyva_lsp.retrieve.semantic_workers import embed_stored
+from tests.unit.engine.test_engine import snapshot, write_tree
+from tests.unit.engine.test_segments_in_workers import corpus
+
+
+@pytest.fixture(autouse=True)
+def small_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(indexer, "PARALLEL_MIN_FILES", 10)
+    monkeypatch.setattr(indexing, "FIRST_SEGMENT_FILES", 8)
+    monkeypatch.setattr(indexing, "WORKER_GRAPH_FILES", 10)
+
+
+def _rows(engine: Engine) -> dict[str, Any]:
+    """Every file's rows in the vector store: tag, content, references and their vectors."""
+    store = engine.semantic.store
+    out: dict[str, Any] = {}
+    for path in sorted(engine.segments.stored_files()):
+        held = list(store.rows_of(path))
+        vectors = store.vectors_of([location for location, _ in held]) if held else None
+        out[path] = (
+            store.path_tag(path),
+            [ref for _, ref in held],
+            None if vectors is None else vectors.codes.tobytes(),
+            None if vectors is None or vectors.quantized is None else vectors.quantized.tobytes(),
+            None if vectors is None or vectors.scales is None else vectors.scales.tobytes(),
+        )
+    return out
+
+
+def _built(root: Path, index_dir: Path, monkeypatch: pytest.MonkeyPatch, embed_files: int) -> tuple[Any, Any, int]:
+    """A cold build in workers (embedding in the pool's workers past `embed_files` files): its answers, its rows,
+    and how many texts the workers embedded."""
+    monkeypatch.setattr(indexing, "WORKER_EMBED_FILES", embed_files)
+    applied: list[int] = []
+    original = SemanticRetriever.apply_rows
+
+    def spy(self: Any, files: Any, vectors: Any, embedded: int) -> None:
+        applied.append(embedded)
+        original(self, files, vectors, embedded)
+
+    monkeypatch.setattr(SemanticRetriever, "apply_rows", spy)
+    engine = Engine(root, Settings(index_dir=str(index_dir), workers=2))
+    try:
+        engine.index()
+        engine.wait_for_merges()
+        engine.wait_for_embeddings()
+        assert not engine._analyzer.pool_running, "the pool is shut down once the workers' embedding is applied"
+        return snapshot(engine), _rows(engine), sum(applied)
+    finally:
+        engine.close()
+
+
+def test_rows_embedded_in_workers_equal_the_lanes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "ws"
+    write_tree(root, corpus())
+    in_workers, rows, embedded = _built(root, tmp_path / "a", monkeypatch, 10)
+    assert embedded > 0, "the workers embedded the chunks"
+    on_lane, lane_rows, none = _built(root, tmp_path / "b", monkeypatch, 10**9)
+    assert none == 0, "the lane embedded them"
+    assert rows == lane_rows
+    assert any(refs for _, refs, *_ in rows.values())
+    assert in_workers == on_lane
+    # A warm start finds every file's vectors current: nothing is embedded again.
+    warm = Engine(root, Settings(index_dir=str(tmp_path / "a"), workers=2))
+    try:
+        warm.index()
+        warm.wait_for_embeddings()
+        assert warm.semantic.embedded_texts == 0
+        assert _rows(warm) == rows
+    finally:
+        warm.close()
+
+
+def test_a_failed_worker_job_is_embedded_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "ws"
+    write_tree(root, corpus())
+    reference, reference_rows, _ = _built(root, tmp_path / "a", monkeypatch, 10**9)
+    original = Analyzer.map
+
+    def failing(self: Analyzer, function: Any, jobs: Any) -> Any:
+        if function is embed_stored:
+            raise RuntimeError("a worker died")
+        return original(self, function, jobs)
+
+    monkeypatch.setattr(Analyzer, "map", failing)
+    answers, rows, embedded = _built(root, tmp_path / "b", monkeypatch, 10)
+    assert embedded == 0
+    assert rows == reference_rows
+    assert answers == reference
+
+
+def test_apply_rows_keeps_rows_of_the_same_tag(tmp_path: Path) -> None:
+    """Rows for a file already built from the same analysis are not replaced; the others are."""
+    root = tmp_path / "ws"
+    write_tree(root, corpus())
+    engine = Engine(root, Settings(workers=1), persist=False)
+    try:
+        engine.index()
+        semantic = engine.semantic
+        store = semantic.store
+        paths = sorted(engine.files.paths())[:3]
+        held = {p: list(store.rows_of(p)) for p in paths}
+        files = [
+            FileRows(p, store.path_tag(p) or "", "", [ref for _, ref in held[p]]) if i else FileRows(p, "other", "", [])
+            for i, p in enumerate(paths)
+        ]
+        count = sum(len(f.refs) for f in files)
+        vectors = store.vectors_of([loc for p in paths[1:] for loc, _ in held[p]])
+        zeros = RowVectors(
+            np.zeros_like(vectors.codes[:count]),
+            None if vectors.quantized is None else np.zeros_like(vectors.quantized[:count]),
+            None if vectors.scales is None else np.zeros_like(vectors.scales[:count]),
+        )
+        semantic.apply_rows(files, zeros, 0)
+        assert list(store.rows_of(paths[0])) == [] and store.path_tag(paths[0]) == "other"
+        for p in paths[1:]:  # same tag: the old rows (and vectors) stay
+            assert [ref for _, ref in store.rows_of(p)] == [ref for _, ref in held[p]]
+            assert np.array_equal(
+                store.vectors_of([loc for loc, _ in store.rows_of(p)]).codes,
+                store.vectors_of([loc for loc, _ in held[p]]).codes,
+            )
+    finally:
+        engine.close()
