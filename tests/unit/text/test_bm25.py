@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 from text_corpus import build, write_tree
 
 from maguyva_lsp.index.bm25 import BM25_B, BM25_K1, MAX_QUERY_TERMS, idf, query_terms, term_scores
@@ -100,3 +101,23 @@ def test_accept_keeps_only_the_chunks_it_takes_in_score_order(retriever: TextRet
     kept = bm25.search("parse config", 2, accept=lambda chunk: chunk.kind == "function")
     assert [s.chunk for s in kept] == [s.chunk for s in everything if s.chunk.kind == "function"][:2]
     assert bm25.search("parse config", 5, accept=lambda chunk: False) == []
+
+
+def test_term_frequencies_in_word_batches_equal_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gathering the chunks' words a batch at a time (for memory) gives the same matrix and vocabulary as one pass:
+    word ids stay first-seen across batches."""
+    from maguyva_lsp.index import bm25
+
+    texts = [f"def parse_config_{i % 7}(value):\n    return loadConfig(value) + helper_{i % 3}\n" for i in range(23)]
+    texts += ["", "x = 1", "class Widget:\n    pass\n"]
+    symbols = [None if i % 4 else f"parse_config_{i % 7}" for i in range(len(texts))]
+    whole: dict[str, int] = {}
+    expected = bm25.term_frequencies(texts, symbols, whole)
+    monkeypatch.setattr(bm25, "WORD_BATCH_CHUNKS", 5)
+    batched: dict[str, int] = {}
+    got = bm25.term_frequencies(texts, symbols, batched)
+    assert batched == whole
+    assert got.shape == expected.shape
+    assert np.array_equal(got.indptr, expected.indptr)
+    assert np.array_equal(got.indices, expected.indices)
+    assert np.array_equal(got.data, expected.data)
