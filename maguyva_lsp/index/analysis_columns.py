@@ -323,6 +323,10 @@ class CoreColumns:
         """A file's UTF-8 for exact search: through the process-wide cache of decoded files (text_column.py)."""
         return self._text.cached(local)
 
+    def search_line_starts(self, local: int) -> npt.NDArray[np.uint32]:
+        """A file's line starts for exact search's hits, through the same cache."""
+        return self._text.cached_line_starts(local)
+
     def text(self, local: int) -> str:
         return self.text_bytes(local).decode(ENCODING, ENCODING_ERRORS)
 
@@ -344,8 +348,11 @@ class CoreColumns:
         start = max(start, 0)
         if start >= count or end < start:
             return ""
-        data = self.search_bytes(local) if cached else self.text_bytes(local)
-        lines = line_starts(data)
+        if cached:  # query time (a line per result shown, for its UTF-16 columns): text and line starts kept
+            data, lines = self.search_bytes(local), self.search_line_starts(local)
+        else:
+            data = self.text_bytes(local)
+            lines = line_starts(data)
         begin = int(lines[start])
         stop = int(lines[end + 1]) - 1 if end + 1 < count else len(data)
         return data[begin:stop].decode(ENCODING, ENCODING_ERRORS)

@@ -86,39 +86,49 @@ def line_starts(data: bytes) -> U32:
     return starts
 
 
+# What the cache keeps of a file (the third part of its key).
+TEXT, LINE_STARTS = 0, 1
+_Key = tuple[int, int, int]  # (column token, local id, TEXT or LINE_STARTS)
+
+
+def _nbytes(value: bytes | U32) -> int:
+    return len(value) if isinstance(value, bytes) else int(value.nbytes)
+
+
 class _Cache:
-    """Decompressed files, (column token, local id) → bytes, least recently read evicted past the budget."""
+    """Decompressed files and their line starts, by key, least recently read evicted past the budget."""
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
         self.size = 0
-        self._files: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        self._files: OrderedDict[_Key, bytes | U32] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[int, int]) -> bytes | None:
+    def get(self, key: _Key) -> bytes | U32 | None:
         with self._lock:
-            data = self._files.get(key)
-            if data is not None:
+            value = self._files.get(key)
+            if value is not None:
                 self._files.move_to_end(key)
-            return data
+            return value
 
-    def put(self, key: tuple[int, int], data: bytes) -> None:
-        if len(data) * _LARGEST_CACHED_SHARE > self.budget:
+    def put(self, key: _Key, value: bytes | U32) -> None:
+        size = _nbytes(value)
+        if size * _LARGEST_CACHED_SHARE > self.budget:
             return
         with self._lock:
             if key in self._files:
                 return
-            self._files[key] = data
-            self.size += len(data)
+            self._files[key] = value
+            self.size += size
             while self.size > self.budget:
                 _, dropped = self._files.popitem(last=False)
-                self.size -= len(dropped)
+                self.size -= _nbytes(dropped)
 
     def forget(self, token: int) -> None:
         """Drop the files of a column nobody reads any more (its segment was merged away or replaced)."""
         with self._lock:
             for key in [key for key in self._files if key[0] == token]:
-                self.size -= len(self._files.pop(key))
+                self.size -= _nbytes(self._files.pop(key))
 
     def clear(self) -> None:
         with self._lock:
@@ -167,9 +177,19 @@ class TextColumn:
 
     def cached(self, local: int) -> bytes:
         """`read`, through the process-wide cache (exact search: the files it reads are read again soon)."""
-        key = (self._token, local)
+        key = (self._token, local, TEXT)
         data = CACHE.get(key)
-        if data is None:
+        if not isinstance(data, bytes):
             data = self.read(local)
             CACHE.put(key, data)
         return data
+
+    def cached_line_starts(self, local: int) -> U32:
+        """`line_starts` of the file, through the cache (made for the files whose hits are shown: a rare literal's
+        hits are in the same few files query after query)."""
+        key = (self._token, local, LINE_STARTS)
+        starts = CACHE.get(key)
+        if not isinstance(starts, np.ndarray):
+            starts = line_starts(self.cached(local))
+            CACHE.put(key, starts)
+        return starts

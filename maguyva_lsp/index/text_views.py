@@ -95,7 +95,7 @@ class FileView:
     """One candidate file of one search: where its bytes are, its rank facts, and (on demand) its path and text."""
 
     __slots__ = (
-        "_chunks", "_data", "_lowered", "_mark", "_path", "_text", "class_rank", "core", "doc_id", "folding",
+        "_chunks", "_data", "_lowered", "_path", "_starts", "_text", "class_rank", "core", "doc_id", "folding",
         "local", "path_rank", "shared", "size", "spans",
     )  # fmt: skip
 
@@ -113,7 +113,7 @@ class FileView:
         self.shared = shared  # the snapshot's folded copies of such files (PathRanks.folded)
         self._path: str | None = None
         self._text: str | None = None
-        self._mark = (0, 0)  # (a byte offset, the newlines before it): where line_of counts from
+        self._starts: npt.NDArray[np.uint32] | None = None
         self._data: bytes | None = None
         self._lowered: bytes | None = None
         self._chunks: ChunkSymbols | None = None
@@ -183,18 +183,15 @@ class FileView:
         return self._chunks
 
     def line_of(self, offset: int) -> tuple[int, int, int]:
-        """(0-based line, its start, its end before the newline) of a byte offset. The newlines before it are counted
-        from the offset asked last when it lies before this one (a file's hits are asked in text order, better ones
-        first): a few hits of a large file read the bytes up to them once, without the line starts of the whole file
-        (which the core no longer stores)."""
-        data = self.data()
-        mark, line = self._mark
-        if offset < mark:
-            mark, line = 0, 0
-        line += data.count(b"\n", mark, offset)
-        self._mark = (offset, line)
-        end = data.find(b"\n", offset)
-        return line, data.rfind(b"\n", 0, offset) + 1, self.size if end < 0 else end
+        """(0-based line, its start, its end before the newline) of a byte offset (the line starts are found in the
+        file once, then kept in the search cache: counting newlines up to each hit cost a rare literal 0.5 ms)."""
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = self.core.search_line_starts(self.local)
+        line = int(starts.searchsorted(starts.dtype.type(offset), side="right")) - 1  # no cast of the array
+        begin = int(starts[line])
+        end = int(starts[line + 1]) - 1 if line + 1 < starts.size else self.size
+        return line, begin, end
 
     def char_before(self, offset: int) -> str:
         """The character that ends at a byte offset ("" at the file's start)."""

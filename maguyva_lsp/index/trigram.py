@@ -359,6 +359,18 @@ class TrigramIndex:
             held += np.asarray(ends, dtype=np.int64) - np.asarray(starts, dtype=np.int64)
         return tuple(keys[np.argsort(held, kind="stable")].tolist())
 
+    def with_folding(self, ids: U32) -> U32:
+        """Sorted global ids with the live files that fold onto ASCII letters added: what `candidates` adds to a
+        query's postings when it ignores case."""
+        extra = [
+            part.folding[segment.alive[part.folding]].astype(np.int64) + base
+            for base, segment, part in zip(self.bases.tolist(), self.segments, self._parts, strict=True)
+            if part.folding.size
+        ]
+        if not extra:
+            return ids
+        return np.union1d(ids, np.concatenate(extra)).astype(np.uint32)
+
     def candidates(self, query: TrigramQuery, *, ignore_case: bool) -> U32 | None:
         """Live documents that may hold a match (sorted global ids), or None when the query does not narrow at
         all."""

@@ -33,6 +33,7 @@ from maguyva_lsp.index.text_message import (
     site_symbol,
 )
 from maguyva_lsp.index.text_part import TEXT_PART, TextPart
+from maguyva_lsp.index.text_postings import U32
 from maguyva_lsp.index.text_regex import plan_regex
 from maguyva_lsp.index.text_results import TextMatches, run_matcher
 from maguyva_lsp.index.text_views import PathRanks, candidate_views
@@ -290,11 +291,14 @@ class TextRetriever:
         other casings only add to the counts: they are looked for (to a first match) in the files the exact case is
         not in."""
         state = self._state  # both searches read one snapshot: a match is the same place in either
-        exact = self._literal(text, case_sensitive=True, limit=limit, state=state)
+        shared = _ascii_candidates(text, state)
+        exact = self._literal(text, case_sensitive=True, limit=limit, state=state, candidates=shared)
         if not _has_case(text):  # no letter: ignoring case finds the very same matches
             return self._with_note(list(exact.hits), exact, exact.counts)
         if len(exact.hits) >= limit and exact.complete:
-            others = self._literal(text, case_sensitive=False, limit=0, known=exact.matched_ids, state=state)
+            others = self._literal(
+                text, case_sensitive=False, limit=0, known=exact.matched_ids, state=state, candidates=shared
+            )
             counts = MatchCounts(
                 matches=exact.total_matches + others.total_matches,
                 files=others.files_matched,
@@ -303,7 +307,9 @@ class TextRetriever:
             )
             return self._with_note(list(exact.hits), others if others.note else exact, counts)
         # The exact case's matches keep their places in the case-insensitive ranking, but are not made hits again.
-        loose = self._literal(text, case_sensitive=False, limit=limit, shown=exact.starts, state=state)
+        loose = self._literal(
+            text, case_sensitive=False, limit=limit, shown=exact.starts, state=state, candidates=shared
+        )
         if not exact.hits and not loose.hits and not (exact.complete and loose.complete):
             raise RetrieverError(f"no match found, but the search was cut short: {loose.note or exact.note}")
         merged = list(exact.hits) + list(loose.hits)
@@ -333,9 +339,11 @@ class TextRetriever:
         known: frozenset[int] = frozenset(),
         shown: Mapping[int, Set[int]] | None = None,
         state: _Snapshot | None = None,
+        candidates: _Candidates | None = None,
     ) -> TextMatches:
         """find_literal; a `limit` of 0 only counts (see run_matcher), skipping the documents in `known`; no hits
-        made of the matches in `shown`; over `state` (default: the current snapshot)."""
+        made of the matches in `shown`; over `state` (default: the current snapshot); `candidates`: the literal's
+        case-sensitive candidates, already looked up (`_ascii_candidates`)."""
         _check_length("a literal", text)
         if not text:
             return _NO_MATCHES
@@ -357,6 +365,7 @@ class TextRetriever:
             known=known,
             shown=shown,
             state=state,
+            candidates=candidates,
         )
 
     def find_regex(self, pattern: str, *, case_sensitive: bool = True, limit: int = DEFAULT_LIMIT) -> TextMatches:
@@ -442,9 +451,15 @@ class TextRetriever:
         known: frozenset[int] = frozenset(),
         shown: Mapping[int, Set[int]] | None = None,
         state: _Snapshot | None = None,
+        candidates: _Candidates | None = None,
     ) -> TextMatches:
         state = state or self._state
-        ids = state.trigrams.candidates(query, ignore_case=ignore_case)
+        if candidates is None:
+            ids = state.trigrams.candidates(query, ignore_case=ignore_case)
+        else:  # what `candidates` gives for the query: the case-sensitive ones, plus the folding files ignoring case
+            ids = candidates[0]
+            if ids is not None and ignore_case:
+                ids = state.trigrams.with_folding(ids)
         if ids is not None and known:  # files already known to match are not read again: no view made for them
             ids = np.setdiff1d(ids, np.fromiter(known, dtype=np.uint32, count=len(known)), assume_unique=True)
         deadline = Deadline(VERIFY_TIME_BUDGET_S)
@@ -454,6 +469,20 @@ class TextRetriever:
                 views, matcher, limit, deadline, max_chars=scan_cap, scan_reason=reason, known=known, shown=shown
             )
         return run_matcher(views, matcher, limit, deadline, known=known, shown=shown)
+
+
+# A literal's case-sensitive candidates (sorted global ids), looked up once for its passes; None inside: the index
+# does not narrow.
+_Candidates = tuple[U32 | None]
+
+
+def _ascii_candidates(text: str, state: _Snapshot) -> _Candidates | None:
+    """The case-sensitive candidates of an ASCII literal, for every pass of `_literal_exact_case_first`: its trigrams
+    are the same ignoring case or not (trigrams are of lower-cased bytes), so the case-insensitive passes need only
+    the files that fold onto ASCII letters added, not a second lookup. None for another literal (looked up per pass)."""
+    if not text or len(text) > MAX_PATTERN_CHARS or not text.isascii():
+        return None
+    return (state.trigrams.candidates(all_of(string_trigrams(text, ignore_case=False)), ignore_case=False),)
 
 
 def _has_case(text: str) -> bool:

@@ -74,18 +74,18 @@ def test_line_starts_of_bytes() -> None:
 
 def test_the_search_cache_stays_within_its_budget_least_recent_out() -> None:
     cache = text_column._Cache(budget=100)
-    cache.put((1, 0), b"a" * 10)
-    cache.put((1, 1), b"b" * 10)
-    cache.put((1, 2), b"c" * 50)  # over an eighth of the budget: decoded each time, never kept
-    assert cache.get((1, 2)) is None
+    cache.put((1, 0, 0), b"a" * 10)
+    cache.put((1, 1, 0), b"b" * 10)
+    cache.put((1, 2, 0), b"c" * 50)  # over an eighth of the budget: decoded each time, never kept
+    assert cache.get((1, 2, 0)) is None
     for local in range(2, 10):
-        assert cache.get((1, 0)) is not None  # read again and again: kept while others come and go
-        cache.put((1, local), bytes([local]) * 12)
+        assert cache.get((1, 0, 0)) is not None  # read again and again: kept while others come and go
+        cache.put((1, local, 0), bytes([local]) * 12)
     assert cache.size <= 100
-    assert cache.get((1, 0)) == b"a" * 10
-    assert cache.get((1, 1)) is None  # the least recently read went first
+    assert cache.get((1, 0, 0)) == b"a" * 10
+    assert cache.get((1, 1, 0)) is None  # the least recently read went first
     cache.forget(1)
-    assert cache.size == 0 and cache.get((1, 0)) is None
+    assert cache.size == 0 and cache.get((1, 0, 0)) is None
 
 
 def test_a_column_nobody_holds_leaves_the_cache() -> None:
@@ -93,10 +93,12 @@ def test_a_column_nobody_holds_leaves_the_cache() -> None:
     column = TextColumn(arrays["textz"], arrays["file.textz"], arrays["file.text"])
     token = column._token
     assert column.cached(0) == b"x" * 100 and column.cached(1) == b"y" * 100
-    assert text_column.CACHE.get((token, 0)) == b"x" * 100 and text_column.CACHE.get((token, 1)) == b"y" * 100
+    assert column.cached_line_starts(1).tolist() == [0]
+    kept = [(token, 0, text_column.TEXT), (token, 1, text_column.TEXT), (token, 1, text_column.LINE_STARTS)]
+    assert [text_column.CACHE.get(key) is not None for key in kept] == [True, True, True]
     del column
     gc.collect()
-    assert text_column.CACHE.get((token, 0)) is None and text_column.CACHE.get((token, 1)) is None
+    assert [text_column.CACHE.get(key) for key in kept] == [None, None, None]
 
 
 @pytest.mark.parametrize("damage", ["frame dtype", "offset dtype", "offsets short", "frames cut", "wrong size"])

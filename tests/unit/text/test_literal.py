@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from text_corpus import ALL, LONG_LINE, build, grep_lines, hit_lines, write_tree
+from text_corpus import ALL, LONG_LINE, analyze_path, build, grep_lines, hit_lines, write_tree
 
+from maguyva_lsp.index.trigram import all_of, string_trigrams
+from maguyva_lsp.model import ChangeBatch
 from maguyva_lsp.retrieve import text as text_module
 from maguyva_lsp.retrieve.text import TextRetriever
 
@@ -140,3 +142,30 @@ def test_limit_is_respected(retriever: TextRetriever) -> None:
 
 def test_empty_literal_finds_nothing(retriever: TextRetriever) -> None:
     assert retriever.find_literal("", case_sensitive=True).hits == ()
+
+
+def test_case_insensitive_candidates_are_the_exact_ones_plus_the_folding_files(tmp_path: Path) -> None:
+    files = {
+        "a.py": "urlsplit(x)\nKelvin = 1\n",
+        "b.py": "URLSPLIT(y)\n",
+        "fold1.py": "# \u017fplit and urlsplit(\n",  # long s folds onto s
+        "fold2.py": "\u212a = 'kelvin sign'\n",
+        "plain.txt": "nothing here\n",
+    }
+    write_tree(tmp_path, files)
+    retriever = build(tmp_path)
+    # A second segment: one folding file removed (dead in the first), one edited (its new version in the second).
+    (tmp_path / "fold1.py").unlink()
+    (tmp_path / "fold2.py").write_text("\u0130 = 'dotted I' # urlsplit(\n", encoding="utf-8")
+    retriever.apply(ChangeBatch(updated=(analyze_path(tmp_path, "fold2.py"),), removed=("fold1.py",)))
+    index = retriever._state.trigrams
+    assert len(index.segments) == 2
+    for literal in ("urlsplit(", "kelvin", "split", "nothing", "absent!"):
+        query = all_of(string_trigrams(literal, ignore_case=False))
+        exact = index.candidates(query, ignore_case=False)
+        assert exact is not None
+        loose = index.candidates(query, ignore_case=True)
+        assert loose is not None and index.with_folding(exact).tolist() == loose.tolist(), literal
+    # and the answers of a quoted literal (both passes on the shared candidates) keep finding every casing
+    found = retriever.find_literal("urlsplit(", case_sensitive=False, limit=ALL)
+    assert sorted({hit.path for hit in found.hits}) == ["a.py", "b.py", "fold2.py"]
