@@ -10,15 +10,15 @@ from maguyva_lsp.model import Span
 class LineIndex:
     """The byte offset where each line of a source starts, to turn byte columns into code-point columns."""
 
-    __slots__ = ("_ascii", "_lines")
+    __slots__ = ("_lines", "ascii")
 
     def __init__(self, source: bytes) -> None:
         self._lines = source.split(b"\n")
-        self._ascii = source.isascii()  # byte columns are code-point columns: skip the decode
+        self.ascii = source.isascii()  # byte columns are code-point columns: skip the decode
 
     def column(self, row: int, byte_col: int) -> int:
         """The code-point column of a byte column on a row."""
-        if self._ascii or byte_col == 0 or row >= len(self._lines):
+        if self.ascii or byte_col == 0 or row >= len(self._lines):
             return byte_col
         return len(self._lines[row][:byte_col].decode("utf-8", "replace"))
 
@@ -29,7 +29,7 @@ class LineIndex:
     def position(self, node: Any) -> tuple[int, int, int, int]:
         """A node's span as a tuple (start line, start column, end line, end column)."""
         (sr, sc), (er, ec) = node.start_point, node.end_point
-        if self._ascii:
+        if self.ascii:
             return (sr, sc, er, ec)
         return (sr, self.column(sr, sc), er, self.column(er, ec))
 

@@ -114,6 +114,15 @@ class Collected:
 class _Role:
     primary: str | None  # the capture holding the used name; None for patterns that only mark scopes
     weight: int
+    kind: ReferenceKind = "reference"  # the primary capture's kind (unread without one)
+    receiver: str = ""  # the names of the primary's receiver and subject captures, spelled once (read per match)
+    subject: str = ""
+
+    @staticmethod
+    def of(primary: str | None, weight: int) -> _Role:
+        if primary is None:
+            return _Role(None, weight)
+        return _Role(primary, weight, _PRIMARY[primary], f"{primary}.receiver", f"{primary}.subject")
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +195,7 @@ def _compile(language: str) -> _Plan | None:
                 simple.append(pattern)
             else:
                 primary = next((n for n in _PRIMARY if n in names), None)
-                structured.append((pattern, _Role(primary, len(names))))
+                structured.append((pattern, _Role.of(primary, len(names))))
         return _Plan(
             structured=Query(lang, "\n".join(p for p, _ in structured)) if structured else None,
             roles=tuple(r for _, r in structured),
@@ -235,19 +244,19 @@ class _TextReader:
     """The text of byte ranges of one source: slices of the decoded text when it is ASCII (byte offsets are then
     character offsets), else decoded slices of the bytes."""
 
-    __slots__ = ("_ascii", "_source")
+    __slots__ = ("_source", "ascii")
 
     def __init__(self, source: bytes) -> None:
         self._source = source
-        self._ascii = source.decode("ascii") if source.isascii() else None
+        self.ascii = source.decode("ascii") if source.isascii() else None  # loops over many nodes slice it inline
 
     def __call__(self, start: int, end: int) -> str:
-        if self._ascii is not None:
-            return self._ascii[start:end]
+        if self.ascii is not None:
+            return self.ascii[start:end]
         return self._source[start:end].decode("utf-8", "replace")
 
     def node(self, node: Node) -> str:
-        return self(node.start_byte, node.end_byte)
+        return self(*node.byte_range)
 
 
 def _take_mark(capture: str, nodes: list[Node], text: _TextReader, out: Collected) -> None:
@@ -258,15 +267,15 @@ def _take_mark(capture: str, nodes: list[Node], text: _TextReader, out: Collecte
         bindings = out.bindings
         excluded = out.excluded
         for node in nodes:
-            start, end = node.start_byte, node.end_byte
-            bindings.append((start, text(start, end)))
-            excluded.add((start, end))
+            key = node.byte_range  # one call into the binding for both ends
+            bindings.append((key[0], text(*key)))
+            excluded.add(key)
     elif capture == "local.member":
         out.member_bindings.extend((n.start_byte, text.node(n)) for n in nodes)
     elif capture == "skip":
-        out.excluded.update((n.start_byte, n.end_byte) for n in nodes)
+        out.excluded.update(n.byte_range for n in nodes)
     elif capture == "skip.subtree":
-        out.skip_ranges.extend((n.start_byte, n.end_byte) for n in nodes)
+        out.skip_ranges.extend(n.byte_range for n in nodes)
 
 
 def _take_uses(capture: str, nodes: list[Node], text: _TextReader, out: Collected) -> None:
@@ -277,16 +286,19 @@ def _take_uses(capture: str, nodes: list[Node], text: _TextReader, out: Collecte
             _offer(out, _import_candidate(capture, node, {capture: [node]}, text, 1))
         return
     candidates = out.candidates
+    get = candidates.get
     excluded = out.excluded
     priority = PRIORITY[kind]
+    ascii_text = text.ascii
     for node in nodes:
-        start, end = node.start_byte, node.end_byte
-        key = (start, end)
+        key = node.byte_range
         if key in excluded:
             continue
-        previous = candidates.get(key)
+        previous = get(key)
         if previous is None or priority > PRIORITY[previous.kind]:
-            candidates[key] = Candidate(kind, node, text(start, end), start, end, weight=1)
+            start, end = key
+            name = ascii_text[start:end] if ascii_text is not None else text(start, end)
+            candidates[key] = Candidate(kind, node, name, start, end, None, None, None, None, 1)
 
 
 def _take_match(role: _Role, captures: dict[str, list[Node]], text: _TextReader, out: Collected) -> None:
@@ -301,28 +313,30 @@ def _take_match(role: _Role, captures: dict[str, list[Node]], text: _TextReader,
     if not nodes:
         return
     node = nodes[0]
-    kind = _PRIMARY[primary]
+    kind = role.kind
     if kind == "import":
         _offer(out, _import_candidate(primary, node, captures, text, role.weight))
         return
-    start, end = node.start_byte, node.end_byte
-    key = (start, end)
+    key = node.byte_range
     if key in out.excluded:
         return  # never a use, whatever the pattern (only imports are kept on such nodes)
     previous = out.candidates.get(key)
     if previous is not None and (PRIORITY[kind], role.weight) <= (PRIORITY[previous.kind], previous.weight):
         return
-    receiver = captures.get(f"{primary}.receiver")
-    subject = captures.get(f"{primary}.subject")
+    receiver = captures.get(role.receiver)
+    subject = captures.get(role.subject)
+    start, end = key
     out.candidates[key] = Candidate(
-        kind=kind,
-        node=node,
-        name=text(start, end),
-        start=start,
-        end=end,
-        receiver=_receiver_text(receiver[0], text) if receiver else None,
-        subject=text.node(subject[0]) if subject else None,
-        weight=role.weight,
+        kind,
+        node,
+        text(start, end),
+        start,
+        end,
+        _receiver_text(receiver[0], text) if receiver else None,
+        None,
+        None,
+        text.node(subject[0]) if subject else None,
+        role.weight,
     )
 
 
@@ -426,5 +440,8 @@ def _from_text(captures: dict[str, list[Node]], read: _TextReader) -> str | None
 
 
 def _receiver_text(node: Node, read: _TextReader) -> str:
-    text = _WHITESPACE_RE.sub("", read.node(node))
+    text = read.node(node)
+    # Every character `\s` matches but the space is unprintable, so most receivers (`self`, `os.path`) skip the regex.
+    if " " in text or not text.isprintable():
+        text = _WHITESPACE_RE.sub("", text)
     return text if len(text) <= MAX_RECEIVER_CHARS else text[: MAX_RECEIVER_CHARS - 1] + "…"
