@@ -1,7 +1,7 @@
 """One immutable block of vector rows stored as columns: the unit the vector chain is made of, in memory or mapped.
 
 A part holds the rows of some files, grouped by file in path order: the binary codes (word-major, so a Hamming scan
-reads contiguous memory; not stored when they are the int8 rows' signs: index/vector_codes.py), optional int8
+reads contiguous memory: index/vector_codes.py), optional int8
 rescoring vectors with their scales, and per row its lines, text hash,
 symbol, kind (a code into the part's few kind names) and snippet; the line and row-to-file columns are uint16 unless
 a value needs int32 (ROW_INT_DTYPES, chosen per part). Per file it keeps its key (a 64-bit hash of the path), the tag
@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from maguyva_lsp.index.vector_codes import WORD_BITS, derived_words, stored_vectors, unmarked, word_major
+from maguyva_lsp.index.vector_codes import WORD_BITS, stored_vectors, word_major
 from maguyva_lsp.index.vector_strings import BlockStrings, block_arrays
 from maguyva_lsp.model import chunk_id
 from maguyva_lsp.store.container import (
@@ -32,8 +32,8 @@ from maguyva_lsp.store.container import (
 )
 
 VECTORS_PART = "vectors"  # the part's name in the store (Manifest.chains[VECTORS_PART])
-PART_FORMAT = 3  # 2: narrow row columns, kinds as codes; 3: codes derived from the int8 rows, symbols and snippets in
-# zstd frames (index/vector_strings.py)
+PART_FORMAT = 4  # 2: narrow row columns, kinds as codes; 3: symbols and snippets in zstd frames (index/
+# vector_strings.py), codes derived from the int8 rows; 4: the codes stored again (index/vector_codes.py says why)
 # The dtypes of the row columns (lines, a row's file): the narrowest that holds the part's values. A reader takes these.
 ROW_INT_DTYPES = (np.dtype(np.uint16), np.dtype(np.int32))
 KIND_CODE_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16))
@@ -151,9 +151,7 @@ class VectorPart:
         self.meta = dict(meta)
         try:
             self.dimension = int(self.meta["dimension"])
-            self._words: npt.NDArray[np.uint64] | None = (
-                self._array("words", np.uint64) if "words" in self._arrays else None
-            )
+            self._words: npt.NDArray[np.uint64] = self._array("words", np.uint64)
             self.row_path: RowInts = self._ints("row.path", ROW_INT_DTYPES)
             self.starts: RowInts = self._ints("row.start", ROW_INT_DTYPES)
             self.ends: RowInts = self._ints("row.end", ROW_INT_DTYPES)
@@ -168,10 +166,8 @@ class VectorPart:
             self.rescore: npt.NDArray[np.int8] | None = None
             self.scales: npt.NDArray[np.float32] | None = None
             if "rescore" in self._arrays or "scales" in self._arrays:
-                self.rescore = self._array("rescore", np.int8)  # as stored: ZERO_UP marks the positive zeros
+                self.rescore = self._array("rescore", np.int8)
                 self.scales = self._array("scales", np.float32)
-            if self._words is None and self.rescore is None:
-                raise KeyError("words")
             self.symbols, self.snippets = (self._blocks(name) for name in ("row.symbol", "row.snippet"))
         except KeyError as exc:
             raise VectorPartError(f"missing {exc}") from None
@@ -206,7 +202,7 @@ class VectorPart:
         words = self._words
         if dim <= 0 or dim % WORD_BITS:
             raise VectorPartError(f"dimension {dim}")
-        if words is not None and (words.ndim != 2 or words.shape[0] != dim // WORD_BITS):
+        if words.ndim != 2 or words.shape[0] != dim // WORD_BITS:
             raise VectorPartError(f"codes of shape {words.shape} for dimension {dim}")
         if self.rescore is not None and self.rescore.ndim != 2:
             raise VectorPartError(f"rescoring vectors of shape {self.rescore.shape}")
@@ -236,26 +232,18 @@ class VectorPart:
 
     @property
     def n(self) -> int:
-        if self._words is not None:
-            return int(self._words.shape[1])
-        return 0 if self.rescore is None else int(self.rescore.shape[0])
+        return int(self._words.shape[1])
 
     @property
     def words(self) -> npt.NDArray[np.uint64]:
-        """The codes, word-major: stored, or derived from the int8 rows on first use (then kept: a part never
-        changes; two threads deriving at once both get the same array)."""
-        words = self._words
-        if words is None:
-            if self.rescore is None:
-                raise VectorPartError("a part without codes or int8 rows")
-            words = self._words = derived_words(self.rescore)
-        return words
+        """The codes, word-major."""
+        return self._words
 
     def int8_rows(self, rows: Rows) -> npt.NDArray[np.int8]:
         """The int8 rescoring vectors of some rows (a part with floats)."""
         if self.rescore is None:
             raise ValueError("a part without float vectors")
-        return unmarked(self.rescore[rows])
+        return self.rescore[rows]
 
     @property
     def path_count(self) -> int:

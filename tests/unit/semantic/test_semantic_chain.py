@@ -142,9 +142,8 @@ def test_a_reopened_chain_answers_exactly_as_before(tmp_path: Path) -> None:
     again = reopened(tmp_path)
     same_content(store, again, queries)
     assert again.tombstones == store.tombstones
-    # Mapped, read-only: nothing was copied into memory (the codes are not stored: they are the int8 rows' signs).
-    assert all(part.rescore is not None and not part.rescore.flags.writeable for part in again._snap.parts)
-    assert all("words" not in part.arrays() for part in again._snap.parts)
+    # Mapped, read-only: nothing was copied into memory.
+    assert all(not part.words.flags.writeable for part in again._snap.parts)
 
 
 def test_deltas_tombstones_merges_and_compactions_equal_a_fresh_build(

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from maguyva_lsp.embed.base import pack_signs, quantize_int8, unit_rows
-from maguyva_lsp.index.vector_codes import ZERO_UP
 from maguyva_lsp.index.vector_part import (
     FileRows,
     RowRef,
@@ -113,36 +112,18 @@ def test_a_reader_refuses_row_columns_of_another_dtype() -> None:
         VectorPart({**arrays, "row.kind": arrays["row.kind"] + np.uint8(9)}, part.meta)
 
 
-def test_codes_are_not_stored_when_they_are_the_int8_rows_signs(tmp_path: Path) -> None:
+def test_codes_and_int8_rows_read_back_exactly_through_a_merge(tmp_path: Path) -> None:
     floats = unit_rows(np.random.default_rng(3).standard_normal((50, DIM)).astype(np.float32))
-    floats[:, 5] = 1e-6  # rounds to 0 in every row: its sign must survive in the stored row
-    floats[:, 6] = -1e-6
-    floats[:, 7] = 0.0
+    floats[:, 5] = 1e-6  # rounds to 0: the code still says positive
     quantized, scales = quantize_int8(floats)
-    assert (quantized[:, 5] == 0).all()
     codes = pack_signs(floats)
     part = build_part(META, [_file("a.py", 50)], RowVectors(codes, quantized, scales))
-    assert "words" not in part.arrays()
-    assert (part.arrays()["rescore"][:, 5] == ZERO_UP).all() and (part.arrays()["rescore"][:, 6] == 0).all()
     opened = _reopened(part, tmp_path)
-    back = opened.vectors(np.arange(50))
-    assert np.array_equal(back.codes, codes) and np.array_equal(back.quantized, quantized)
-    assert np.array_equal(opened.int8_rows(np.arange(50)), quantized)
     merged = merge_parts([(opened, np.ones(1, bool))], META)
-    assert "words" not in merged.arrays()
-    assert np.array_equal(merged.vectors(np.arange(50)).codes, codes)
-
-
-def test_codes_that_are_not_the_signs_are_stored() -> None:
-    floats = unit_rows(np.random.default_rng(4).standard_normal((8, DIM)).astype(np.float32))
-    quantized, scales = quantize_int8(floats)
-    codes = pack_signs(-floats)  # a model binarizing otherwise
-    part = build_part(META, [_file("a.py", 8)], RowVectors(codes, quantized, scales))
-    assert "words" in part.arrays()
-    assert np.array_equal(part.vectors(np.arange(8)).codes, codes)
-    assert np.array_equal(part.vectors(np.arange(8)).quantized, quantized)
-    with pytest.raises(ValueError, match="-128"):
-        build_part(META, [_file("a.py", 8)], RowVectors(codes, np.full_like(quantized, -128), scales))
+    for each in (part, opened, merged):
+        back = each.vectors(np.arange(50))
+        assert np.array_equal(back.codes, codes) and np.array_equal(back.quantized, quantized)
+        assert np.array_equal(each.int8_rows(np.arange(50)), quantized)
 
 
 @pytest.mark.parametrize("count", [0, 1, BLOCK_ROWS, BLOCK_ROWS + 1, 3 * BLOCK_ROWS - 7])
