@@ -225,7 +225,7 @@ class SemanticRetriever:
             style = self._embedder.text_style
             changed: dict[str, tuple[FileAnalysis, str, list[_Planned]]] = {}
             for path, analysis in analyses.items():
-                tag = _fingerprint(analysis, style)
+                tag = file_tag(analysis, style)
                 if self._store.path_tag(path) != tag:  # else same content, same chunks: nothing to do
                     changed[path] = (analysis, tag, self._plan(analysis))
             plans = [p for _, _, plan in changed.values() for p in plan]
@@ -547,12 +547,8 @@ def fresh_rows(
 
 
 def file_tag(analysis: FileAnalysis, style: str) -> str:
-    """What a file's rows are built from (`_fingerprint`), for the worker processes that build rows."""
-    return _fingerprint(analysis, style)
-
-
-def _fingerprint(analysis: FileAnalysis, style: str) -> str:
-    """What a file's rows are built from: its content and the chunks cut from it (lines, names, kinds)."""
+    """What a file's rows are built from: its content and the chunks cut from it (lines, names, kinds). Also used by
+    the worker processes that build rows (`semantic_workers`)."""
     digest = hashlib.blake2b(digest_size=FINGERPRINT_BYTES)
     digest.update(f"{style}\0{analysis.content_hash}".encode())
     for chunk in analysis.chunks:
