@@ -386,7 +386,9 @@ class CoreColumns:
         return int(np.searchsorted(self._chunk_offsets, row, side="right")) - 1
 
     def chunk(self, row: int) -> Chunk:
-        """One chunk row as an object (its text decoded from just its lines)."""
+        """One chunk row as an object (its text decoded from just its lines). Asked for at query time (a BM25 hit's
+        chunk, read lazily), and a query's hits come from the same files: so through the search cache, as `line_text`,
+        instead of decoding the whole file and finding its line starts again for each hit."""
         a = self.arrays
         s = self.pool_string
         local = self.chunk_file(row)
@@ -396,7 +398,7 @@ class CoreColumns:
             s(int(a["chunk.language"][row])),
             start,
             end,
-            (s(own) or "") if own >= 0 else self.lines_text(local, start, end),
+            (s(own) or "") if own >= 0 else self.lines_text(local, start, end, cached=True),
             s(int(a["chunk.hash"][row])) or "",
             s(int(a["chunk.symbol"][row])),
             s(int(a["chunk.kind"][row])),
