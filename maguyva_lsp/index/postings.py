@@ -118,11 +118,12 @@ class Vocabulary:
 class Spellings:
     """Strings (a blob and offsets) tested against a given text as bytes, many rows at once, none decoded."""
 
-    __slots__ = ("_blob", "_off")
+    __slots__ = ("_blob", "_fold", "_off")
 
-    def __init__(self, blob: npt.NDArray[np.uint8], offsets: I64) -> None:
+    def __init__(self, blob: npt.NDArray[np.uint8], offsets: I64, fold: npt.NDArray[np.uint8] | None = None) -> None:
         self._blob = blob
         self._off = offsets
+        self._fold = fold  # a byte → byte map applied to the stored bytes before comparing (ASCII_LOWER), or none
 
     def starting_with(self, rows: Array, prefix: str) -> Bools:
         """Which rows' strings start with `prefix` (UTF-8 keeps prefixes: a prefix of the text is one of the bytes)."""
@@ -132,12 +133,48 @@ class Spellings:
         if key.size == 0 or not fits.any():
             return np.asarray(fits)
         at = np.minimum(starts[:, None] + np.arange(key.size), max(self._blob.size - 1, 0))
-        return np.asarray(fits & (self._blob[at] == key).all(axis=1))
+        stored = self._blob[at] if self._fold is None else self._fold[self._blob[at]]
+        return np.asarray(fits & (stored == key).all(axis=1))
 
     def equal_to(self, rows: Array, text: str) -> Bools:
         """Which rows' strings are `text`."""
         size = len(utf8(text))
         return np.asarray(((self._off[rows + 1] - self._off[rows]) == size) & self.starting_with(rows, text))
+
+
+# Maps each byte to its ASCII lower case: `bytes.lower`, which is `str.lower` on the UTF-8 of every name whose
+# lower case changes no non-ASCII letter (symbol_part keeps the lower case of the other names as exceptions).
+ASCII_LOWER: npt.NDArray[np.uint8] = np.arange(256, dtype=np.uint8)
+ASCII_LOWER[ord("A") : ord("Z") + 1] += ord("a") - ord("A")
+
+
+class FoldedSpellings:
+    """The lower case of stored strings, tested like Spellings without being stored: the strings' bytes in ASCII
+    lower case, except the rows listed (ascending) whose lower case is kept in a table of its own."""
+
+    __slots__ = ("_exception_rows", "_exceptions", "_folded")
+
+    def __init__(self, strings: Spellings, exception_rows: I32, exceptions: Spellings) -> None:
+        self._folded = strings
+        self._exception_rows = exception_rows
+        self._exceptions = exceptions
+
+    def _apply(self, rows: Array, out: Bools, test: str, text: str) -> Bools:
+        listed = self._exception_rows
+        if listed.size == 0 or out.size == 0:
+            return out
+        at = np.minimum(np.searchsorted(listed, rows), listed.size - 1)
+        hit = listed[at] == rows
+        if hit.any():
+            out = out.copy()
+            out[hit] = getattr(self._exceptions, test)(at[hit], text)
+        return out
+
+    def starting_with(self, rows: Array, prefix: str) -> Bools:
+        return self._apply(rows, self._folded.starting_with(rows, prefix), "starting_with", prefix)
+
+    def equal_to(self, rows: Array, text: str) -> Bools:
+        return self._apply(rows, self._folded.equal_to(rows, text), "equal_to", text)
 
 
 def live_counts(offsets: I64, ids: I32, alive: Bools) -> I64:

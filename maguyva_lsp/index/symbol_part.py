@@ -6,7 +6,8 @@ Definitions are the core's `def.*` rows (a definition's id is its row). The part
     key.*     the separator-free lower-case names, sorted (a vocabulary, postings/postings_off → definitions),
               with each name's length and letter set (fuzzy matching)
     word.*    the sub-words of names, parents and signatures, sorted, with one posting list per field
-    nm.*      per distinct name: its text and its lower-cased text, key, sub-words (CSR)
+    nm.*      per distinct name: its text, key, sub-words (CSR) and, for the few names whose lower case is not the
+              ASCII lower case of their bytes (a non-ASCII capital), that lower case (nm.lower.rows, ascending)
     pr.*      per distinct parent: its sub-words (CSR)
     def.*     per definition: its name and parent (nm / pr rows), file, rank (its place in the segment's order of
               `symbol_entry.rank_key`, source order within a file breaking exact ties) and, per file, the source
@@ -16,6 +17,9 @@ Definitions are the core's `def.*` rows (a definition's id is its row). The part
 
 Building costs one pass of Python per distinct string (a name or a signature shared by a thousand definitions is
 split once); the rest is numpy.
+
+Stored narrow (a reader accepts exactly the dtypes below, check_symbol_arrays): CSR offsets int32 while the last one
+fits, lengths uint16 while the longest fits; the lower case of names is derived (postings.FoldedSpellings).
 """
 
 from __future__ import annotations
@@ -40,12 +44,91 @@ from maguyva_lsp.index.symbol_entry import (
     signature_words,
 )
 from maguyva_lsp.index.symbol_segment import MENTION_KIND_OF_REFERENCE, SymbolSegment
-from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS, Array, string_arrays
+from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS, STRING_OFFSET_DTYPES, Array, string_arrays
 
 SYMBOL_PART = "symbols"
 # 1: keys, words (name / parent / signature postings), names, parents, ranks, mentions.
 # 2: mentions without their files and kinds (read from the core's reference columns).
-SYMBOL_PART_VERSION = 2
+# 3: CSR offsets int32 and lengths uint16 when they fit; only the lower case of names that ASCII folding misses.
+SYMBOL_PART_VERSION = 3
+
+_I32, _I64, _U8, _U16, _U64 = (np.dtype(t) for t in (np.int32, np.int64, np.uint8, np.uint16, np.uint64))
+OFFSET_DTYPES = (_I32, _I64)
+LENGTH_DTYPES = (_U16, _I32)
+_CSR_OFFSETS = (
+    "key.post_off",
+    "word.name_off",
+    "word.parent_off",
+    "word.sig_off",
+    "nm.words_off",
+    "pr.words_off",
+    "ment.rows_off",
+)
+_LENGTHS = ("key.len", "word.len", "nm.clen")
+_VOCABULARIES = ("key", "word", "ment")
+_STRING_COLUMNS = ("nm", "nm.lower")
+_INT32_COLUMNS = (
+    "key.post",
+    "word.name",
+    "word.parent",
+    "word.sig",
+    "nm.key",
+    "nm.lower.rows",
+    "nm.words",
+    "pr.words",
+    "def.nm",
+    "def.pr",
+    "def.file",
+    "def.rank",
+    "def.order",
+    "ment.rows",
+)
+
+
+def narrow_offsets(offsets: I64) -> Array:
+    """CSR offsets as stored: int32 when the last (largest) fits, else int64 (readers index with either)."""
+    if offsets.size and int(offsets[-1]) > np.iinfo(np.int32).max:
+        return offsets.astype(np.int64)
+    return offsets.astype(np.int32)
+
+
+def narrow_lengths(lengths: Sequence[int]) -> Array:
+    """String lengths as stored: uint16 when the longest fits, else int32 (readers widen before subtracting)."""
+    if lengths and max(lengths) > np.iinfo(np.uint16).max:
+        return np.array(lengths, dtype=np.int32)
+    return np.array(lengths, dtype=np.uint16)
+
+
+def expected_dtypes() -> dict[str, tuple[np.dtype[Any], ...]]:
+    """Every array of the part with the dtypes a reader accepts for it."""
+    out: dict[str, tuple[np.dtype[Any], ...]] = {"key.mask": (_U64,), "def.head": (_I64,)}
+    out.update({name: OFFSET_DTYPES for name in _CSR_OFFSETS})
+    out.update({name: LENGTH_DTYPES for name in _LENGTHS})
+    out.update({name: (_I32,) for name in _INT32_COLUMNS})
+    for name in _VOCABULARIES:
+        out.update({f"{name}.blob": (_U8,), f"{name}.off": STRING_OFFSET_DTYPES, f"{name}.head": (_U64,)})
+    for name in _STRING_COLUMNS:
+        out.update({f"{name}.blob": (_U8,), f"{name}.off": STRING_OFFSET_DTYPES})
+    return out
+
+
+def check_symbol_arrays(arrays: Mapping[str, Array]) -> None:
+    """Refuse a symbol part with an array missing or of a dtype this reader does not expect (reads no data)."""
+    for name, allowed in expected_dtypes().items():
+        array = arrays.get(name)
+        if array is None or array.dtype not in allowed or array.ndim != 1:
+            raise ValueError(f"symbol part: array {name} missing or of the wrong type")
+
+
+def lower_exceptions(names: Sequence[str]) -> dict[str, Array]:
+    """The names whose lower case is not the ASCII lower case of their UTF-8 (a non-ASCII capital), with it."""
+    rows, lowers = [], []
+    for row, name in enumerate(names):
+        lower = name.lower()
+        if lower.encode(ENCODING, ENCODING_ERRORS) != name.encode(ENCODING, ENCODING_ERRORS).lower():
+            rows.append(row)
+            lowers.append(lower)
+    return {"nm.lower.rows": np.array(rows, dtype=np.int32), **string_arrays("nm.lower", lowers)}
 
 
 class _PoolStrings:
@@ -182,25 +265,25 @@ def build_symbol_arrays(core: CoreColumns) -> dict[str, Array]:
 
     return {
         **vocabulary_arrays("key", keys),
-        "key.len": np.array([len(k) for k in keys], dtype=np.int32),
+        "key.len": narrow_lengths([len(k) for k in keys]),
         "key.mask": np.array([letter_mask(k) for k in keys], dtype=np.uint64),
-        "key.post_off": key_off,
+        "key.post_off": narrow_offsets(key_off),
         "key.post": key_post,
         **vocabulary_arrays("word", words),
-        "word.len": np.array([len(w) for w in words], dtype=np.int32),
-        "word.name_off": name_off,
+        "word.len": narrow_lengths([len(w) for w in words]),
+        "word.name_off": narrow_offsets(name_off),
         "word.name": name_post,
-        "word.parent_off": parent_off,
+        "word.parent_off": narrow_offsets(parent_off),
         "word.parent": parent_post,
-        "word.sig_off": sig_off,
+        "word.sig_off": narrow_offsets(sig_off),
         "word.sig": sig_post,
         **string_arrays("nm", names),
         "nm.key": nm_key,
-        "nm.clen": np.array([len(c) for c in compacts], dtype=np.int32),
-        **string_arrays("nm.lower", [s.lower() for s in names]),
-        "nm.words_off": nm_words_off,
+        "nm.clen": narrow_lengths([len(c) for c in compacts]),
+        **lower_exceptions(names),
+        "nm.words_off": narrow_offsets(nm_words_off),
         "nm.words": nm_words,
-        "pr.words_off": pr_words_off,
+        "pr.words_off": narrow_offsets(pr_words_off),
         "pr.words": pr_words,
         "def.nm": def_nm.astype(np.int32),
         "def.pr": def_pr,
@@ -238,7 +321,7 @@ def _mention_arrays(core: CoreColumns, pool: _PoolStrings, file_path_rank: I64) 
     np.cumsum(np.bincount(ordered_names, minlength=len(texts_kept)), out=offsets[1:])
     return {
         **vocabulary_arrays("ment", sorted(texts_kept)),
-        "ment.rows_off": offsets,
+        "ment.rows_off": narrow_offsets(offsets),
         "ment.rows": rows[order].astype(np.int32),
     }
 
@@ -253,4 +336,5 @@ class SymbolPart:
         return build_symbol_arrays(core)
 
     def open(self, arrays: Mapping[str, Array], core: CoreColumns) -> SymbolSegment:
+        check_symbol_arrays(arrays)
         return SymbolSegment(arrays, core)

@@ -10,7 +10,17 @@ import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.index.analysis_columns import REFERENCE_KINDS, CoreColumns
-from maguyva_lsp.index.postings import EMPTY_IDS, I32, I64, Bools, Spellings, Vocabulary, live_counts
+from maguyva_lsp.index.postings import (
+    ASCII_LOWER,
+    EMPTY_IDS,
+    I32,
+    I64,
+    Bools,
+    FoldedSpellings,
+    Spellings,
+    Vocabulary,
+    live_counts,
+)
 from maguyva_lsp.index.symbol_entry import MENTION_KINDS
 from maguyva_lsp.model import Definition, Span
 from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS, Array
@@ -101,7 +111,11 @@ class SymbolSegment:
         self.nm_key: I32 = a["nm.key"]
         self.nm_clen: I32 = a["nm.clen"]
         self.spellings = Spellings(a["nm.blob"], a["nm.off"])  # the names as written, compared as bytes
-        self.lower_spellings = Spellings(a["nm.lower.blob"], a["nm.lower.off"])
+        self.lower_spellings = FoldedSpellings(  # their lower case, derived (symbol_part.lower_exceptions)
+            Spellings(a["nm.blob"], a["nm.off"], ASCII_LOWER),
+            a["nm.lower.rows"],
+            Spellings(a["nm.lower.blob"], a["nm.lower.off"]),
+        )
         self.nm_words_off: I64 = a["nm.words_off"]
         self.nm_words: I32 = a["nm.words"]
         self.pr_words_off: I64 = a["pr.words_off"]
