@@ -78,7 +78,7 @@ def test_the_derived_lower_case_answers_as_str_lower(core: CoreColumns) -> None:
     texts = list(StringColumn(arrays["nm.blob"], arrays["nm.off"]))
     rows = np.arange(len(texts), dtype=np.int64)
     assert {"Ärger", "ΣIGMA_Total", "İstanbul", "ÉCOLE", "HTTPServer"} <= set(texts)
-    for text in texts + ["httpserver", "ärger", "σigma_total", "i̇stanbul", "école", "straße", "ecole"]:
+    for text in [*texts, "httpserver", "ärger", "σigma_total", "i̇stanbul", "école", "straße", "ecole"]:
         lower = text.lower()
         expected = [t.lower() == lower for t in texts]
         assert segment.lower_spellings.equal_to(rows, lower).tolist() == expected, text
