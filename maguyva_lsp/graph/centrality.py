@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import distinct_count
 from maguyva_lsp.graph.strings import NO_STRING, StringTable
 
 if TYPE_CHECKING:  # scipy is imported where PageRank is computed: a warm open reads stored values and never needs it
@@ -187,7 +188,8 @@ class LiveUses:
     voting: npt.NDArray[np.bool_]  # not from a test file
 
     def distinct_pairs(self, size: int) -> int:
-        return len(np.unique(self.source * max(size, 1) + self.target)) if len(self.source) else 0
+        """Distinct (source, target) pairs, counted by sorting (arrays.py says why not np.unique)."""
+        return distinct_count(self.source * max(size, 1) + self.target) if len(self.source) else 0
 
 
 def live_uses(snapshot: GraphSnapshot) -> LiveUses:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import unique
 from maguyva_lsp.graph.model import (
     EDGE_KINDS,
     MODULE_KIND,
@@ -209,7 +210,7 @@ class _Rows:
 
     def part(self, strings: StringTable) -> dict[str, Array]:
         out = _arrays(self.columns)
-        names = np.unique(out["nodes.name"][(out["nodes.flags"] & NODE_MODULE) == 0])
+        names = unique(out["nodes.name"][(out["nodes.flags"] & NODE_MODULE) == 0])
         words: list[int] = []
         named: list[int] = []
         for sid in names.tolist():
@@ -433,7 +434,7 @@ class GraphSegment:
             columns[f"files.{table}"] = offsets
         defined = columns["nodes.name"][(columns["nodes.flags"] & NODE_MODULE) == 0]
         pairs = (columns["words.word"].astype(np.int64) << 32) | columns["words.name"].astype(np.int64)
-        pairs = np.unique(pairs[np.isin(columns["words.name"], defined)])
+        pairs = unique(pairs[np.isin(columns["words.name"], defined)])
         columns["words.word"] = (pairs >> 32).astype(np.int32)
         columns["words.name"] = (pairs & 0xFFFFFFFF).astype(np.int32)
         for index, (_table, key) in INDEXES.items():

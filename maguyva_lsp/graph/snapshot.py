@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import unique
 from maguyva_lsp.graph.model import SymbolNode
 from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleKey
 from maguyva_lsp.graph.records import DepKey, FileRecord
@@ -315,14 +316,14 @@ class GraphSnapshot:
         sid = self._sid(word)
         if sid == NO_STRING:
             return set()
-        candidates = np.unique(np.concatenate([s.words_named(sid) for s in self.segments] or [np.zeros(0, np.int32)]))
+        candidates = unique(np.concatenate([s.words_named(sid) for s in self.segments] or [np.zeros(0, np.int32)]))
         if not len(candidates):
             return set()
         alive: set[int] = set()
         for segment, live in zip(self.segments, self.live, strict=True):
             rows = segment.lookup_many("name", candidates)
             rows = rows[live[segment.arrays["nodes.file"][rows]]]
-            alive.update(np.unique(segment.arrays["nodes.name"][rows]).tolist())
+            alive.update(unique(segment.arrays["nodes.name"][rows]).tolist())
         return {self.strings.text(s) for s in alive}
 
     # ---- uses ---------------------------------------------------------------------------------------------------
@@ -439,7 +440,7 @@ class GraphSnapshot:
             a = segment.arrays
             rows = np.flatnonzero(live & (a["files.system"] == py)) if py != NO_STRING else np.zeros(0, np.int64)
             folders = a["files.folder"][rows]
-            for sid in np.unique(folders).tolist():
+            for sid in unique(folders).tolist():
                 text = self.strings.text(sid)
                 if folder in ("", text) or text.startswith(folder + "/"):
                     out.extend(segment.path(self.strings, f) for f in rows[folders == sid].tolist())

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import unique
 from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS, Array, encode_strings
 
 I32 = npt.NDArray[np.int32]
@@ -205,7 +206,7 @@ def csr_from_pairs(keys: Array, ids: Array, key_count: int) -> tuple[I64, I32]:
     if keys.size == 0:
         return np.zeros(key_count + 1, dtype=np.int64), EMPTY_IDS
     code = np.asarray(keys, dtype=np.int64) * (int(ids.max()) + 1) + np.asarray(ids, dtype=np.int64)
-    code = np.unique(code)
+    code = unique(code)
     width = int(ids.max()) + 1
     sorted_keys, sorted_ids = code // width, code % width
     offsets = np.zeros(key_count + 1, dtype=np.int64)

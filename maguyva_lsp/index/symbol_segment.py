@@ -9,6 +9,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import unique
 from maguyva_lsp.index.analysis_columns import REFERENCE_KINDS, CoreColumns
 from maguyva_lsp.index.postings import (
     ASCII_LOWER,
@@ -180,7 +181,7 @@ class SymbolSegment:
         groups = [self.word_ids(field, int(w)) for w in words]
         if len(groups) <= 1:
             return groups[0] if groups else EMPTY_IDS
-        return np.unique(np.concatenate(groups))
+        return unique(np.concatenate(groups))
 
     def file_rows(self, local: int) -> I32:
         """A file's definitions in source order."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import unique
 from maguyva_lsp.index.fuzzy import fuzzy_matches
 from maguyva_lsp.index.postings import EMPTY_IDS, I32, I64, csr_rows, intersect, members
 from maguyva_lsp.index.symbol_entry import compact_name
@@ -281,7 +282,7 @@ def _subword_qualified(found: list[Found], subs: tuple[str, ...], query_len: int
         named = np.bincount(owner_n[in_name], minlength=ids.size) > 0
         owners = np.concatenate([owner_n[in_name], with_parent[owner_p][members(words_p, wanted)]])
         held = np.concatenate([words_n[in_name], words_p[members(words_p, wanted)]])
-        pairs = np.unique(owners * (int(wanted[-1]) + 1) + held)
+        pairs = unique(owners * (int(wanted[-1]) + 1) + held)
         covered = np.bincount(pairs // (int(wanted[-1]) + 1), minlength=ids.size) == wanted.size
         ids = ids[named & covered]
         penalty = length_penalty(seg.nm_clen[seg.def_nm[ids]], query_len)

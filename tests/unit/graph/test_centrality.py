@@ -116,3 +116,35 @@ def test_merging_the_delta_keeps_values(tmp_path: Path) -> None:
     expected = nx.pagerank(_networkx(graph), alpha=DAMPING)
     for node in ("m0.py::f0", "m20.py::f20", "m40.py::f40", "m3.py"):
         assert graph.scores.of(node) == pytest.approx(expected[node] * len(expected), rel=1e-4)
+
+
+def test_a_save_counts_the_graphs_pairs_without_np_unique(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every batch recomputes the centrality and its distinct-pair count (status's edge count) over every live use.
+    np.unique (without return_* flags) hashes integer keys from numpy 2.3 on, 10-70× slower than a sort and holding
+    the GIL: on the stdlib that was 0.45-0.8 s of each save. A batch must not call it; the count stays exact."""
+    files = {
+        "core.py": "def hub():\n    return 1\n\ndef leaf():\n    return hub()\n",
+        **{f"user{i}.py": f"from core import hub\n\ndef use{i}():\n    return hub() + hub()\n" for i in range(5)},
+        "test_core.py": "from core import hub, leaf\n\ndef test_hub():\n    assert hub() == leaf()\n",
+    }
+    graph = build_graph(tmp_path, files)
+    real = np.unique
+    hashed: list[int] = []
+
+    def spy(values: object, *args: object, **kwargs: object) -> object:
+        if not any(kwargs.get(flag) for flag in ("return_index", "return_inverse", "return_counts")) and not args:
+            hashed.append(np.size(values))
+        return real(values, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(np, "unique", spy)
+    write_tree(tmp_path, {"user0.py": "from core import hub, leaf\n\ndef use0():\n    return hub() + leaf()\n"})
+    graph.apply(ChangeBatch(updated=(analyze_path(tmp_path, "user0.py"),)))
+    assert hashed == []
+    state = graph.state
+    pairs = set()
+    for path in state.paths():
+        for k, rows in state.file_site_rows(path):
+            for row in rows.tolist():
+                source, target, _ = state.segments[k].site(state.strings, row)
+                pairs.add((source, target))
+    assert graph.scores.pair_total == len(pairs) > 0
