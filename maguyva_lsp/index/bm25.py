@@ -23,10 +23,10 @@ import numpy.typing as npt
 from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.bm25_lines import best_line_in
-from maguyva_lsp.index.text_postings import F32, U32, Bools, PostingLists
+from maguyva_lsp.index.text_postings import F32, ID_DTYPES, U32, Bools, PostingLists
 from maguyva_lsp.model import Chunk, FileAnalysis, chunk_id
 from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES
-from maguyva_lsp.store.container import Array, StringColumn, string_arrays
+from maguyva_lsp.store.container import Array, ContainerError, StringColumn, string_arrays
 from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, index_tokens, subword_tokens
 
 if TYPE_CHECKING:
@@ -225,12 +225,26 @@ def bm25_arrays(core: CoreColumns) -> dict[str, Array]:
     # from_pairs wants each key's ids ascending: order the pairs by row first (a stable sort by key keeps it).
     by_row = np.argsort(rows, kind="stable")
     postings = PostingLists.from_pairs(keys[by_row], rows[by_row], coo.data.astype(np.float32)[by_row])
+    files = core.chunk_files()
     return {
-        **postings.to_arrays("bm25"),
+        # the keys are the terms' ranks 0..n-1 (every term has a posting): not stored; the chunk rows split in halves
+        # (a cumsum over gaps made the longest list 10x slower to read)
+        **postings.to_arrays("bm25", split_ids=True, dense_keys=True),
         **string_arrays("bm25.terms", [terms[i] for i in order]),
-        "bm25.len": lengths,
-        "bm25.file": core.chunk_files(),
+        "bm25.len": _narrow_whole(lengths),
+        "bm25.file": files.astype(np.uint16) if _fits_uint16(files) else files,
     }
+
+
+def _fits_uint16(values: npt.NDArray[Any]) -> bool:
+    return values.size == 0 or float(values.max()) <= np.iinfo(np.uint16).max
+
+
+def _narrow_whole(lengths: F32) -> npt.NDArray[Any]:
+    """Chunk lengths (sums of term frequencies: whole numbers) as uint16 when they all fit, else float32."""
+    if _fits_uint16(lengths):
+        return lengths.astype(np.uint16)
+    return lengths
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,17 +253,22 @@ class Bm25Postings:
 
     postings: PostingLists
     terms: StringColumn
-    lengths: F32
-    chunk_file: npt.NDArray[np.uint32]
+    lengths: npt.NDArray[Any]  # uint16 (whole numbers) or float32
+    chunk_file: npt.NDArray[Any]  # uint16 or uint32
 
     @staticmethod
     def open(arrays: Mapping[str, Array]) -> Bm25Postings:
-        return Bm25Postings(
-            PostingLists.from_arrays(arrays, "bm25"),
-            StringColumn(arrays["bm25.terms.blob"], arrays["bm25.terms.off"]),
-            arrays["bm25.len"],
-            arrays["bm25.file"],
-        )
+        """The part's reader; ContainerError when an array is missing or of a dtype no writer gives it."""
+        try:
+            terms = StringColumn(arrays["bm25.terms.blob"], arrays["bm25.terms.off"])
+            lengths, chunk_file = arrays["bm25.len"], arrays["bm25.file"]
+        except KeyError as exc:
+            raise ContainerError(f"no {exc.args[0]} array") from None
+        if lengths.dtype not in (np.dtype(np.uint16), np.dtype(np.float32)):
+            raise ContainerError(f"bm25.len of dtype {lengths.dtype}")
+        if chunk_file.dtype not in ID_DTYPES:
+            raise ContainerError(f"bm25.file of dtype {chunk_file.dtype}")
+        return Bm25Postings(PostingLists.from_arrays(arrays, "bm25"), terms, lengths, chunk_file)
 
     @property
     def nbytes(self) -> int:

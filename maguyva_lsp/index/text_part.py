@@ -13,7 +13,9 @@ from maguyva_lsp.store.container import Array
 TEXT_PART = "text"
 # 1: trigram postings, ASCII-folding files, BM25 postings with term frequencies, chunk lengths and files.
 # 2: the same, narrow where the values fit (uint32 offsets, uint16 file ids, uint8/uint16 term frequencies).
-TEXT_PART_VERSION = 2
+# 3: BM25 chunk rows as uint16 low halves with where their high halves step, term frequencies uint8 (larger ones
+#    kept aside), no stored term keys (they are the ranks 0..n-1), chunk lengths and files uint16 where they fit.
+TEXT_PART_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
