@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.graph.batch import resolve_rows
 from maguyva_lsp.graph.centrality import CentralityScores, compute_centrality, live_uses
 from maguyva_lsp.graph.inputs import GraphInput, GraphSourceError, ReferenceSource
 from maguyva_lsp.graph.model import EdgeSite, SymbolNode
@@ -342,16 +343,20 @@ def resolve_share(job: ShareJob) -> SharePart:
         base = len(strings)
         start, stop = job.share
         share = [p for p in paths if p >= start and (stop is None or p < stop)]
-        columns: dict[str, list[Any]] = {name: [] for name in USE_COLUMNS}
+        pieces: list[dict[str, npt.NDArray[Any]]] = [SegmentBuilder.use_arrays({name: [] for name in USE_COLUMNS})]
         for row, path in enumerate(share):
             record = records[path]
-            if not record.complete:  # its references are read now and dropped after it (others read its imports)
-                references = job.stored.references(path, record.content_hash)
-                if references is None:
-                    raise GraphSourceError(f"no references of {path} (content {record.content_hash})")
-                record = make_record(record.module_node, record.symbols, references, content_hash=record.content_hash)
-            builder.encode_uses(columns, row, _resolve(index, record))
-        uses = SegmentBuilder.use_arrays(columns)
+            if record.complete:  # a file given whole
+                columns: dict[str, list[Any]] = {name: [] for name in USE_COLUMNS}
+                builder.encode_uses(columns, row, _resolve(index, record))
+                pieces.append(SegmentBuilder.use_arrays(columns))
+                continue
+            # A stored file: its reference columns are resolved as they are (graph/batch.py) and dropped after it.
+            rows = job.stored.reference_rows(path, record.content_hash)
+            if rows is None:
+                raise GraphSourceError(f"no references of {path} (content {record.content_hash})")
+            pieces.append(resolve_rows(index, record, rows, row, builder))
+        uses = {name: np.concatenate([piece[name] for piece in pieces]) for name in USE_COLUMNS}
         added = strings.texts_from(base)
         table = base_table.arrays() if base_table is not None else None
         return SharePart(len(share), uses, added, base, files_part, table, others if job.first else None)

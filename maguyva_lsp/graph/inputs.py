@@ -8,8 +8,11 @@ a stored file must be resolved again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy.typing as npt
 
 from maguyva_lsp.graph.modules import system_of
 from maguyva_lsp.model import Definition, FileAnalysis, Reference
@@ -51,3 +54,22 @@ class GraphInput:
         """Files the graph holds: code with a module system (even an empty `__init__.py` makes a package), or with
         definitions or references. Prose, data and configuration files would only add isolated nodes."""
         return system_of(self.language) is not None or bool(self.definitions or self.references)
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceRows:
+    """One file's references as the stored columns hold them (no object per reference): string ids into `pool`
+    (-1: none, which `pool[-1]` reads as None), kinds as indexes of `kinds`, spans one row of four per reference."""
+
+    names: npt.NDArray[Any]
+    kinds: npt.NDArray[Any]
+    enclosing: npt.NDArray[Any]
+    receivers: npt.NDArray[Any]
+    modules: npt.NDArray[Any]
+    aliases: npt.NDArray[Any]
+    spans: npt.NDArray[Any]  # (references, 4): start line, start column, end line, end column
+    pool: Sequence[str | None]  # ends with None
+    kind_names: Sequence[str]
+
+    def __len__(self) -> int:
+        return len(self.names)

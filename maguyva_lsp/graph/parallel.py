@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from maguyva_lsp.graph.inputs import GraphInput
+from maguyva_lsp.graph.inputs import GraphInput, ReferenceRows
 from maguyva_lsp.graph.segment import (
     _ID_BITS,
     COLUMNS,
@@ -50,6 +50,10 @@ class StoredFiles(Protocol):
 
     def references(self, path: str, content_hash: str) -> tuple[Reference, ...] | None:
         """A file's references for that version (None: another version, or unknown)."""
+        ...
+
+    def reference_rows(self, path: str, content_hash: str) -> ReferenceRows | None:
+        """`references` as the stored columns (what the workers resolve, graph/batch.py)."""
         ...
 
     def reference_counts(self, paths: Sequence[str]) -> list[int]: ...

@@ -12,7 +12,7 @@ exactly the files whose answers may change.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
@@ -114,18 +114,58 @@ def resolve_file(index: GraphIndex, record: FileRecord) -> ResolvedFile:
     """Resolve every reference of one file against the current index."""
     if not record.complete:
         raise ValueError(f"resolving {record.path} needs its complete record")
-    resolver = _Resolver(index, record, set())
+    return resolve_references(index, record, record.references)
+
+
+def resolve_references(index: GraphIndex, record: FileRecord, references: Iterable[Reference]) -> ResolvedFile:
+    """Resolve these references of one file (all of them, in order; `record` may lack its own uses: only its
+    names, bindings and bases are read)."""
+    resolver = FileResolver(index, record)
     edges: list[tuple[str, str, EdgeSite]] = []
-    for ref in record.references:
-        targets = resolver.reference(ref)
-        if not targets:
+    for ref in references:
+        answer = resolver.answer(ref)
+        if answer is None:
             continue
-        source = resolver.source_of(ref)
+        source, targets = answer
         kind = EDGE_KIND_OF[ref.kind]
         for target in targets:
             site = EdgeSite(kind, ref.span, target.resolution, target.weight)
             edges.append((source, target.node_id, site))
     return ResolvedFile(edges, resolver.deps)
+
+
+# What resolution reads of a reference (all but its span): references equal in these resolve alike.
+RefKey = tuple[str, str, "str | None", "str | None", "str | None", "str | None"]
+
+
+def reference_key(ref: Reference) -> RefKey:
+    return (ref.kind, ref.name, ref.receiver, ref.enclosing, ref.module, ref.alias)
+
+
+class FileResolver:
+    """One file's references resolved one distinct reference at a time: a reference equal to one already resolved
+    (in all but its span: `self.assertEqual` in one method, `os.path.join` in one function) gets the same answer
+    without resolving it again.
+
+    Why that is the same answer: a reference's resolution depends only on the index and on the pass's memo, and a
+    top-level resolution (no memo entry being computed around it) reads only finished memo entries, the ones it
+    made itself included; resolving it again reads the same values and adds the same dependency keys to the same
+    set. The per-file caches below hold only answers of such top-level calls."""
+
+    def __init__(self, index: GraphIndex, record: FileRecord) -> None:
+        self.deps: set[DepKey] = set()
+        self._resolver = _Resolver(index, record, self.deps)
+        self._answers: dict[RefKey, tuple[str, list[Target]] | None] = {}
+
+    def answer(self, ref: Reference) -> tuple[str, list[Target]] | None:
+        """(the node the use belongs to, its targets), or None when it resolves to nothing."""
+        key = reference_key(ref)
+        if key in self._answers:
+            return self._answers[key]
+        targets = self._resolver.reference(ref)
+        found = (self._resolver.source_of(ref), targets) if targets else None
+        self._answers[key] = found
+        return found
 
 
 def _sure(node_id: str, resolution: Resolution) -> Target:
@@ -149,6 +189,10 @@ class _Resolver:
         self.record = record
         self.deps = deps
         self.family = record.system or record.language
+        # Per-file answers of top-level steps of `_qualified` (only a top-level resolver fills and reads them).
+        self._top: dict[tuple[str, ...], list[Target]] = {}
+        self._classes: dict[str | None, list[str]] = {}
+        self._namespaces: dict[tuple[str | None, tuple[str, ...]], list[str] | None] = {}
 
     # ---- entry points -------------------------------------------------------------------------------------------
     def reference(self, ref: Reference) -> list[Target]:
@@ -319,27 +363,64 @@ class _Resolver:
 
     # ---- qualified names: receiver.name -------------------------------------------------------------------------
     def _qualified(self, ref: Reference, receiver: str) -> list[Target]:
+        """`receiver.name`. Only top-level (FileResolver.answer calls it, no memo entry in progress): the per-file
+        caches of its steps (`_top`) hold answers that read finished memo entries only (FileResolver says why)."""
         parts = split_receiver(receiver)
         if not parts:
             return []
         head = parts[0]
         if _SUPER_RE.match(head):
-            bases = [b for c in self._enclosing_classes(ref.enclosing) for b in self._bases(c)]
-            return self._member(bases, ref.name)
+            bases = [b for c in self._top_classes(ref.enclosing) for b in self._bases(c)]
+            return self._top_member(bases, ref.name)
         if not all(_IDENTIFIER_RE.match(p) or _INSTANCE_RE.match(p) for p in parts):
-            return self._guess_member(ref.name, ref.kind)  # a subscript or a literal: its type is unknown
+            return self._top_guess(ref.name, ref.kind)  # a subscript or a literal: its type is unknown
         if head in SELF_NAMES and not (head == "self" and "::" in receiver):
-            classes = self._enclosing_classes(ref.enclosing)
+            classes = self._top_classes(ref.enclosing)
             if len(parts) == 1:
-                return self._member(classes, ref.name)
+                return self._top_member(classes, ref.name)
             inner = self._walk(classes, parts[1:])  # `self.Inner.f()`; `self.attr.f()` is an attribute of unknown type
-            return self._member(inner, ref.name) if inner else self._guess_member(ref.name, ref.kind)
-        namespace = self._namespace(parts, ref.enclosing)
+            return self._top_member(inner, ref.name) if inner else self._top_guess(ref.name, ref.kind)
+        namespace = self._top_namespace(parts, ref.enclosing)
         if namespace is None and "::" in receiver:  # Rust paths: `crate::a::f()`, `super::f()`, `a::f()`
             namespace = [module_id(f) for f in self._module_files(receiver)] or None
         if namespace is None:
-            return self._guess_member(ref.name, ref.kind)
-        return self._lookup(namespace, ref.name)
+            return self._top_guess(ref.name, ref.kind)
+        key = ("lookup", ref.name, *namespace)
+        found = self._top.get(key)
+        if found is None:
+            found = self._top[key] = self._lookup(namespace, ref.name)
+        return found
+
+    def _top_namespace(self, parts: list[str], enclosing: str | None) -> list[str] | None:
+        bindings = self.record.bindings
+        plain = next((k for k, p in enumerate(parts) if not _IDENTIFIER_RE.match(p)), len(parts))
+        if any(".".join(parts[:k]) in bindings for k in range(plain, 0, -1)):  # as `_namespace` looks
+            enclosing = None  # a receiver an import binds: the same namespace in every scope (`os.path`)
+        key = (enclosing, tuple(parts))
+        if key in self._namespaces:
+            return self._namespaces[key]
+        found = self._namespaces[key] = self._namespace(parts, enclosing)
+        return found
+
+    def _top_classes(self, enclosing: str | None) -> list[str]:
+        found = self._classes.get(enclosing)
+        if found is None:
+            found = self._classes[enclosing] = self._enclosing_classes(enclosing)
+        return found
+
+    def _top_member(self, classes: list[str], name: str) -> list[Target]:
+        key = ("member", name, *classes)
+        found = self._top.get(key)
+        if found is None:
+            found = self._top[key] = self._member(classes, name)
+        return found
+
+    def _top_guess(self, name: str, kind: str) -> list[Target]:
+        key = ("guess", name, kind)
+        found = self._top.get(key)
+        if found is None:
+            found = self._top[key] = self._guess_member(name, kind)
+        return found
 
     def _namespace(self, parts: list[str], enclosing: str | None) -> list[str] | None:
         """The modules/classes a receiver names (node ids); None when nothing explains it (a variable, the result

@@ -12,10 +12,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from maguyva_lsp.graph.inputs import GraphInput, ReferenceSource
+import numpy.typing as npt
+
+from maguyva_lsp.graph.inputs import GraphInput, ReferenceRows, ReferenceSource
 from maguyva_lsp.graph.modules import system_of
 from maguyva_lsp.graph.segment import OUTWARD_REFERENCE_KINDS
-from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns
+from maguyva_lsp.index.analysis_columns import CORE_PART, REFERENCE_KINDS, CoreColumns
 from maguyva_lsp.index.segment_set import Segments, SegmentSet
 from maguyva_lsp.model import FileAnalysis, Reference
 from maguyva_lsp.store.container import ContainerRecord, open_container
@@ -62,6 +64,7 @@ class StoredGraphFiles:
         self.cores = tuple(cores)
         self.where = where
         self._opened: list[CoreColumns] | None = None
+        self._pools: dict[int, list[str | None]] = {}  # by id() of an opened container's columns
 
     def __getstate__(self) -> dict[str, Any]:
         return {"cores": self.cores, "where": self.where}
@@ -70,6 +73,7 @@ class StoredGraphFiles:
         self.cores = state["cores"]
         self.where = state["where"]
         self._opened = None
+        self._pools = {}
 
     def _locate(self, path: str) -> tuple[CoreColumns, int]:
         if self._opened is None:
@@ -107,6 +111,37 @@ class StoredGraphFiles:
             return None
         core, local = self._locate(path)
         return core.references(local) if core.content_hash(local) == content_hash else None
+
+    def _pool(self, core: CoreColumns) -> list[str | None]:
+        """A container's string pool with None after it (so that id -1 reads as None), made once per container."""
+        pool = self._pools.get(id(core))
+        if pool is None:
+            pool = self._pools[id(core)] = [*core.pool(), None]
+        return pool
+
+    def reference_rows(self, path: str, content_hash: str) -> ReferenceRows | None:
+        """`references` as columns: what a cold build's workers resolve, without a Reference per row."""
+        if path not in self.where:
+            return None
+        core, local = self._locate(path)
+        if core.content_hash(local) != content_hash:
+            return None
+        r0, r1 = int(core.arrays["file.refs"][local]), int(core.arrays["file.refs"][local + 1])
+
+        def rows(name: str) -> npt.NDArray[Any]:
+            return core.rows(name, r0, r1)
+
+        return ReferenceRows(
+            names=rows("ref.name"),
+            kinds=rows("ref.kind"),
+            enclosing=rows("ref.enclosing"),
+            receivers=rows("ref.receiver"),
+            modules=rows("ref.module"),
+            aliases=rows("ref.alias"),
+            spans=rows("ref.span"),
+            pool=self._pool(core),
+            kind_names=REFERENCE_KINDS,
+        )
 
     def reference_counts(self, paths: Sequence[str]) -> list[int]:
         counts: list[int] = []
