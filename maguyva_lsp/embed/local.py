@@ -2,6 +2,7 @@
 
 A static model's text vector is the mean of its token vectors, so instead of wordllama's padded dense batches we
 tokenize without padding and pool through one sparse (texts × vocabulary) product: same vectors, far less memory.
+The ids come through a per-word cache (embed/word_ids.py): the same ids as the tokenizer's, each word tokenized once.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from maguyva_lsp.embed.base import BITS_PER_BYTE, EmbedderError, Embeddings, TextStyle, pack_signs, unit_rows
+from maguyva_lsp.embed.word_ids import WordIds, splits_at_spaces
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -69,6 +71,7 @@ class LocalEmbedder:
             if not path.is_file():
                 raise EmbedderError(f"cannot load the local embedding model from {self._root}: {path} is missing")
         self._model: tuple[NDArray[np.float32], Tokenizer] | None = None
+        self._word_ids: WordIds | None = None  # None: a tokenizer whose ids are not its words' (asked text by text)
         self._load_lock = threading.Lock()
         self._lock = threading.Lock()  # one tokenizer call at a time: its own thread pool already uses the cores
 
@@ -85,6 +88,8 @@ class LocalEmbedder:
         with self._load_lock:
             if self._model is None:
                 self._model = _load_model(self._root)
+                tokenizer = self._model[1]
+                self._word_ids = WordIds(tokenizer) if splits_at_spaces(tokenizer) else None
             return self._model
 
     @property
@@ -129,10 +134,13 @@ class LocalEmbedder:
         matrix, tokenizer = self._loaded()
         capped = [text[:MAX_TEXT_CHARS] for text in texts]
         with self._lock:
-            encodings = tokenizer.encode_batch(capped, add_special_tokens=False)
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
-        ids = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int32, count=int(lengths.sum()))
-        del encodings
+            if self._word_ids is not None:
+                ids, lengths = self._word_ids.token_ids(capped)
+            else:
+                encodings = tokenizer.encode_batch(capped, add_special_tokens=False)
+                lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+                ids = np.fromiter((i for e in encodings for i in e.ids), dtype=np.int32, count=int(lengths.sum()))
+                del encodings
         # wordllama clamps ids outside the matrix the same way.
         np.clip(ids, 0, matrix.shape[0] - 1, out=ids)
         indptr = np.zeros(len(capped) + 1, dtype=np.int64)
