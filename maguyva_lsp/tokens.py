@@ -27,7 +27,12 @@ SPLIT_CACHE_SIZE = 1 << 17
 @lru_cache(maxsize=SPLIT_CACHE_SIZE)
 def split_identifier(identifier: str) -> tuple[str, ...]:
     """Lower-cased sub-words of one identifier (camelCase, PascalCase, snake_case, SCREAMING_CASE, digits)."""
-    return tuple(part.lower() for part in _SUBWORD_RE.findall(identifier))
+    return tuple(subwords(identifier))
+
+
+def subwords(identifier: str) -> list[str]:
+    """split_identifier without its cache (for callers that cache what they make of the sub-words instead)."""
+    return [part.lower() for part in _SUBWORD_RE.findall(identifier)]
 
 
 @lru_cache(maxsize=SPLIT_CACHE_SIZE)
