@@ -74,6 +74,11 @@ class Matcher(Protocol):
 
     def better(self, view: FileView, span: Span) -> bool: ...
 
+    def lists_cheaply(self, view: FileView) -> bool:
+        """Whether listing the file's matches costs about what counting them does and gives the same number (then a
+        file sure to enter the top is listed once instead of counted, then listed: text_results.run_matcher)."""
+        ...
+
     def rank_floor(self, view: FileView) -> int:
         """The best rank the file can have, known before reading it."""
         ...
@@ -216,6 +221,11 @@ class LiteralMatcher:
     def better(self, view: FileView, span: Span) -> bool:
         return self._edges.whole_in(view, *span)
 
+    def lists_cheaply(self, view: FileView) -> bool:
+        # The same bytes and non-overlapping left-to-right scan either way (bytes.count, bytes.find), but for an ASCII
+        # needle ignoring case in a folding file: counted in its folded copy, listed by the regex over decoded text.
+        return self.case_sensitive or self._ascii_folded is None or not self._folds(view)
+
     def _folds(self, view: FileView) -> bool:
         """Whether the file holds a character that folds onto one of the needle's letters (bytes lower-casing is not
         enough then)."""
@@ -303,6 +313,9 @@ class IdentifierMatcher:
 
     def better(self, view: FileView, span: Span) -> bool:
         return defines_at(view, span)
+
+    def lists_cheaply(self, view: FileView) -> bool:
+        return True  # counting is listing
 
     def rank_floor(self, view: FileView) -> int:
         return 0 if self._scope_matcher is None or self._scoped(view) else 1
@@ -432,6 +445,9 @@ class RegexMatcher:
 
     def better(self, view: FileView, span: Span) -> bool:
         return False
+
+    def lists_cheaply(self, view: FileView) -> bool:
+        return True  # counting is listing
 
     def rank_floor(self, view: FileView) -> int:
         return 1

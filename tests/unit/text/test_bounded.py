@@ -15,6 +15,7 @@ from text_corpus import ALL, analyze_path, build, grep_lines, hit_lines, python_
 
 from maguyva_lsp.index import text_match
 from maguyva_lsp.index.text_results import TextMatches
+from maguyva_lsp.index.text_views import FileView
 from maguyva_lsp.model import ChangeBatch, Classification, Intent, PathClass, RankedHits, RetrievalQuery
 from maguyva_lsp.retrieve.text import TextRetriever
 from maguyva_lsp.scan.classify import classify_path
@@ -268,3 +269,29 @@ def test_regex_on_the_lines_holding_its_rarest_trigram_equals_python_line_by_lin
     result = build(tmp_path).find_regex(pattern, case_sensitive=case_sensitive, limit=ALL)
     expected = python_lines(tmp_path, pattern, 0 if case_sensitive else re.IGNORECASE)
     assert result.complete and hit_lines(result) == expected
+
+
+def test_a_file_sure_to_enter_the_top_is_listed_once_not_counted_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the top is not full, a matching file enters it and ranking lists its matches anyway: the count is that
+    list's length (one read of the file), the same totals and hits; a file holding a character that folds onto an
+    ASCII letter is still counted in its folded copy when ignoring case (listing it runs the regex on its text)."""
+    files = {f"m{i}.py": "urlsplit(a)\nx = urlsplit(b)  # URLSPLIT(\n" * (i + 1) for i in range(4)}
+    files["k.py"] = "\u212a = 1\nurlsplit(k)\n"  # KELVIN SIGN folds onto k
+    write_tree(tmp_path, files)
+    retriever = build(tmp_path)
+    counted: list[tuple[str, bool]] = []
+    count = text_match.LiteralMatcher.count
+
+    def spy(self: text_match.LiteralMatcher, view: FileView, cap: int | None, deadline: text_match.Deadline) -> int:
+        counted.append((view.path, self.case_sensitive))
+        return count(self, view, cap, deadline)
+
+    monkeypatch.setattr(text_match.LiteralMatcher, "count", spy)
+    exact = retriever.find_literal("urlsplit(", case_sensitive=True, limit=20)
+    assert (exact.files_matched, exact.total_matches, exact.truncated, len(exact.hits)) == (5, 21, False, 20)
+    assert counted == []
+    loose = retriever.find_literal("urlsplit(", case_sensitive=False, limit=50)
+    assert (loose.files_matched, loose.total_matches, loose.truncated, len(loose.hits)) == (5, 31, False, 31)
+    assert counted == [("k.py", False)]
