@@ -15,7 +15,8 @@ TEXT_PART = "text"
 # 2: the same, narrow where the values fit (uint32 offsets, uint16 file ids, uint8/uint16 term frequencies).
 # 3: BM25 chunk rows as uint16 low halves with where their high halves step, term frequencies uint8 (larger ones
 #    kept aside), no stored term keys (they are the ranks 0..n-1), chunk lengths and files uint16 where they fit.
-TEXT_PART_VERSION = 3
+# 4: trigram postings' file ids gap-coded as uint8 (wider gaps kept aside).
+TEXT_PART_VERSION = 4
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ that are exactly 0..n-1 (BM25's term ranks) need not be stored (`dense_keys`). R
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,7 @@ _EMPTY_F32: F32 = np.empty(0, dtype=np.float32)
 OFFSET_DTYPES = (np.dtype(np.uint32), np.dtype(np.int64))
 ID_DTYPES = (np.dtype(np.uint16), np.dtype(np.uint32))
 GAP_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16))
-WIDE_DTYPES = (np.dtype(np.uint32), np.dtype(np.int64))  # an entry kept aside
+WIDE_DTYPES = (np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.int64))  # an entry kept aside
 VALUE_DTYPES = (np.dtype(np.uint8), np.dtype(np.float32))
 
 
@@ -55,7 +56,7 @@ class AsideColumn:
         return AsideColumn(
             np.where(wide, 0, values).astype(dtype),
             narrow_offsets(at.astype(np.int64)),
-            full.astype(np.uint32) if full.size == 0 or int(full.max()) <= np.iinfo(np.uint32).max else full,
+            _narrowest_wide(full),
         )
 
     def to_arrays(self, name: str) -> dict[str, npt.NDArray[Any]]:
@@ -86,7 +87,7 @@ class AsideColumn:
         out = self.narrow[start:end].astype(dtype)
         at = self.at
         if at.size:
-            lo, hi = np.searchsorted(at, (start, end)).tolist()
+            lo, hi = _bounds(at, start, end)
             if hi > lo:
                 out[at[lo:hi].astype(np.int64) - start] = self.full[lo:hi]
         return out
@@ -236,21 +237,44 @@ class PostingLists:
         if self.steps is not None:
             ids: U32 = self.ids[start:end].astype(np.uint32)
             steps = self.steps
-            lo, hi = np.searchsorted(steps, (start, end)).tolist()  # one call: each costs ~3 us
+            lo, hi = _bounds(steps, start, end)
             for at in steps[lo:hi].tolist():  # a list steps at most (its last id >> 16) times
                 ids[at - start :] += np.uint32(1 << 16)
             return ids
         if self.gaps is None:
             return self.ids[start:end].astype(np.uint32, copy=False)
         # uint32 throughout (3x faster than int64 over a long list): the sums wrap only past the last id, and the
-        # modular result minus 1 is still the id, which fits uint32.
-        gaps = self.gaps
-        if gaps.at.size and np.ptp(np.searchsorted(gaps.at, (start, end))) > 0:
-            ids = np.cumsum(gaps.take(start, end, np.uint32), dtype=np.uint32)
+        # modular result minus 1 is still the id, which fits uint32. A gap kept aside is 0 in the narrow column (a
+        # real gap is >= 1), so a list without one is told by `all()`, without looking the positions up.
+        narrow = self.gaps.narrow[start:end]
+        if narrow.all():
+            ids = np.cumsum(narrow, dtype=np.uint32)
         else:
-            ids = np.cumsum(gaps.narrow[start:end], dtype=np.uint32)
+            ids = np.cumsum(self.gaps.take(start, end, np.uint32), dtype=np.uint32)
         ids -= np.uint32(1)
         return ids
+
+    def lists_of(self, starts: I64, ends: I64) -> list[U32]:
+        """The ids of several keys' lists ([starts[i], ends[i]) each), as uint32. Gap-coded lists are decoded
+        together (one concatenation, one cumsum): a trigram query reads ~10 short lists, and per list the numpy
+        calls cost more than the work."""
+        bounds = list(zip(starts.tolist(), ends.tolist(), strict=True))
+        gaps = self.gaps
+        if gaps is None or len(bounds) <= 1:
+            return [self.ids_of(a, b) for a, b in bounds]
+        narrow = gaps.narrow
+        decoded = np.concatenate([narrow[a:b] for a, b in bounds], dtype=np.uint32)
+        into = np.concatenate(([0], np.cumsum(ends - starts)))  # each list's place in the concatenation
+        aside = np.flatnonzero(decoded == 0)  # a gap kept aside is 0 there (a real gap is >= 1)
+        if aside.size:
+            which = np.searchsorted(into, aside, side="right") - 1
+            where = aside - into[which] + starts[which]  # positions in the whole column
+            decoded[aside] = gaps.full[np.searchsorted(gaps.at, where.astype(gaps.at.dtype))]
+        sums = np.cumsum(decoded, dtype=np.uint32)  # modular, as in ids_of
+        before = np.concatenate(([np.uint32(0)], sums), dtype=np.uint32)[into[:-1]] + np.uint32(1)
+        sums -= np.repeat(before, ends - starts)
+        cuts = into.tolist()
+        return [sums[lo:hi] for lo, hi in itertools.pairwise(cuts)]
 
     def values_of(self, start: int, end: int) -> F32:
         """The values of positions [start, end), as float32 (exactly the values given: narrow ones are whole)."""
@@ -298,6 +322,22 @@ def _values_arrays(name: str, values: F32) -> dict[str, npt.NDArray[Any]]:
     if whole and (values.size == 0 or float(values.max()) <= np.iinfo(np.uint32).max):
         return AsideColumn.encode(values.astype(np.int64), np.uint8).to_arrays(name)
     return {name: values.astype(np.float32)}
+
+
+def _bounds(positions: npt.NDArray[Any], start: int, end: int) -> list[int]:
+    """Where [start, end) lies in ascending positions, by one binary search of both ends. The ends are given in the
+    positions' own dtype: as Python ints (int64) numpy would first cast the whole array, ~200 us for 200k."""
+    bounds: list[int] = np.searchsorted(positions, np.array((start, end), dtype=positions.dtype)).tolist()
+    return bounds
+
+
+def _narrowest_wide(full: I64) -> npt.NDArray[Any]:
+    """Entries kept aside as uint16 or uint32 when they all fit (int64 else)."""
+    top = int(full.max()) if full.size else 0
+    for dtype in (np.uint16, np.uint32):
+        if top <= np.iinfo(dtype).max:
+            return full.astype(dtype)
+    return full
 
 
 def _array(arrays: Mapping[str, npt.NDArray[Any]], name: str) -> npt.NDArray[Any]:

@@ -222,7 +222,8 @@ def trigram_arrays(core: CoreColumns) -> dict[str, Array]:
     else:
         postings = PostingLists.empty(False)
     folding = [i for i, data in enumerate(datas) if _has_ascii_folding_bytes(data)]
-    return {**postings.to_arrays("tri", narrow_ids=True), "tri.fold": np.array(folding, dtype=np.uint32)}
+    # file ids gap-coded as uint8 (5 % of the stdlib's gaps are wider and kept aside): 7.2 -> 4.8 MB there
+    return {**postings.to_arrays("tri", id_gaps=np.uint8), "tri.fold": np.array(folding, dtype=np.uint32)}
 
 
 _FOLDING_BYTES: tuple[bytes, ...] = tuple(utf8(c) for c in sorted(ASCII_FOLDING_CHARS))
@@ -251,8 +252,7 @@ class TrigramPostings:
 
     def lookup_many(self, keys: U32) -> list[U32]:
         starts, ends = self.postings.ranges(keys)
-        ids_of = self.postings.ids_of
-        return [ids_of(a, b) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+        return self.postings.lists_of(starts, ends)
 
     def evaluate(self, query: TrigramQuery) -> U32 | None:
         """Local ids of the files that may satisfy the query (sorted), or None when it does not narrow at all."""

@@ -23,6 +23,9 @@ def _read_back(postings: PostingLists, arrays: dict[str, Any], keys: list[int]) 
     starts, ends = stored.ranges(np.array(keys, dtype=np.uint32))
     built_starts, built_ends = postings.ranges(np.array(keys, dtype=np.uint32))
     assert starts.tolist() == built_starts.tolist() and ends.tolist() == built_ends.tolist()
+    together = stored.lists_of(starts, ends)  # decoded in one go: the same lists
+    assert [ids.tolist() for ids in together] == [postings.ids[a:b].tolist() for a, b in zip(starts, ends, strict=True)]
+    assert all(ids.dtype == np.uint32 for ids in together)
     for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
         ids = stored.ids_of(start, end)
         assert ids.dtype == np.uint32
@@ -85,6 +88,15 @@ def test_gap_coded_ids_read_back_the_same_at_the_edges(dtype: type[np.unsignedin
     assert arrays["p.gaps"].dtype == dtype and arrays["p.gaps.at"].dtype == np.uint32
     assert arrays["p.gaps.at"].size >= 4  # the escape is exercised
     _read_back(postings, arrays, [*range(len(lists)), len(lists), 2**31])
+
+
+def test_wide_entries_kept_aside_are_as_narrow_as_they_fit() -> None:
+    postings = _gap_postings([[0, 300, 70_000], [5, 2_000]])
+    arrays = postings.to_arrays("p", id_gaps=np.uint8, dense_keys=True)
+    assert arrays["p.gaps.full"].dtype == np.uint32  # the gap 69,700
+    small = _gap_postings([[0, 300, 7_000], [5, 2_000]]).to_arrays("p", id_gaps=np.uint8, dense_keys=True)
+    assert small["p.gaps.full"].dtype == np.uint16 and small["p.values.full"].dtype == np.uint16
+    _read_back(postings, arrays, [0, 1])
 
 
 def test_split_ids_read_back_the_same_at_the_edges() -> None:
