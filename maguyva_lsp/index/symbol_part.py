@@ -50,11 +50,13 @@ SYMBOL_PART = "symbols"
 # 1: keys, words (name / parent / signature postings), names, parents, ranks, mentions.
 # 2: mentions without their files and kinds (read from the core's reference columns).
 # 3: CSR offsets int32 and lengths uint16 when they fit; only the lower case of names that ASCII folding misses.
-SYMBOL_PART_VERSION = 3
+# 4: def.file uint16 when the segment's file count fits (readers only index with it and convert it to ints).
+SYMBOL_PART_VERSION = 4
 
 _I32, _I64, _U8, _U16, _U64 = (np.dtype(t) for t in (np.int32, np.int64, np.uint8, np.uint16, np.uint64))
 OFFSET_DTYPES = (_I32, _I64)
 LENGTH_DTYPES = (_U16, _I32)
+FILE_DTYPES = (_U16, _I32)  # a definition's file row: uint16 while the segment's files fit
 _CSR_OFFSETS = (
     "key.post_off",
     "word.name_off",
@@ -78,7 +80,6 @@ _INT32_COLUMNS = (
     "pr.words",
     "def.nm",
     "def.pr",
-    "def.file",
     "def.rank",
     "def.order",
     "ment.rows",
@@ -101,7 +102,7 @@ def narrow_lengths(lengths: Sequence[int]) -> Array:
 
 def expected_dtypes() -> dict[str, tuple[np.dtype[Any], ...]]:
     """Every array of the part with the dtypes a reader accepts for it."""
-    out: dict[str, tuple[np.dtype[Any], ...]] = {"key.mask": (_U64,), "def.head": (_I64,)}
+    out: dict[str, tuple[np.dtype[Any], ...]] = {"key.mask": (_U64,), "def.head": (_I64,), "def.file": FILE_DTYPES}
     out.update({name: OFFSET_DTYPES for name in _CSR_OFFSETS})
     out.update({name: LENGTH_DTYPES for name in _LENGTHS})
     out.update({name: (_I32,) for name in _INT32_COLUMNS})
@@ -287,7 +288,7 @@ def build_symbol_arrays(core: CoreColumns) -> dict[str, Array]:
         "pr.words": pr_words,
         "def.nm": def_nm.astype(np.int32),
         "def.pr": def_pr,
-        "def.file": def_file,
+        "def.file": def_file.astype(np.uint16) if n_files <= 1 << 16 else def_file,
         "def.head": heads,
         "def.rank": def_rank,
         "def.order": source_order,

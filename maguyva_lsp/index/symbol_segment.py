@@ -123,7 +123,7 @@ class SymbolSegment:
         self.pr_words: I32 = a["pr.words"]
         self.def_nm: I32 = a["def.nm"]
         self.def_pr: I32 = a["def.pr"]
-        self.def_file: I32 = a["def.file"]
+        self.def_file: npt.NDArray[Any] = a["def.file"]  # uint16 or int32: only indexes and converts to ints
         self.def_head: I64 = a["def.head"]
         self.def_rank: I32 = a["def.rank"]
         self.def_order: I32 = a["def.order"]

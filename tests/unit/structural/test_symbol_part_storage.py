@@ -59,7 +59,7 @@ def test_the_part_round_trips_through_a_container_with_its_narrow_dtypes(core: C
     check_symbol_arrays(built)
     for name in ("key.post_off", "word.sig_off", "nm.words_off", "ment.rows_off"):
         assert built[name].dtype == np.int32
-    for name in ("key.len", "word.len", "nm.clen"):
+    for name in ("key.len", "word.len", "nm.clen", "def.file"):
         assert built[name].dtype == np.uint16
     assert "nm.lower.rows" in built and built["nm.lower.rows"].size >= 3  # Ärger, ΣIGMA_Total, İstanbul, ÉCOLE
     path = tmp_path / f"00000000-{SYMBOL_PART}.mgv"
@@ -102,7 +102,7 @@ def test_offsets_and_lengths_widen_only_when_a_value_needs_it() -> None:
 @pytest.mark.parametrize(
     ("name", "dtype"),
     [("key.post_off", np.int16), ("key.post_off", np.float64), ("def.rank", np.int64), ("nm.clen", np.uint8),
-     ("def.head", np.int32), ("nm.lower.rows", np.int64)],
+     ("def.head", np.int32), ("nm.lower.rows", np.int64), ("def.file", np.int64)],
 )  # fmt: skip
 def test_a_reader_refuses_an_unexpected_dtype(core: CoreColumns, name: str, dtype: type) -> None:
     arrays = dict(SymbolPart().build(core))
