@@ -47,6 +47,8 @@ INDEX_PARTS = (TextPart(), SymbolPart())
 # A process answering one request (the command line) waits for the embeddings of at most this many files; past
 # that it answers with what is ready and says the semantic part is partial (the server does the same at any size).
 ONE_SHOT_EMBED_FILES = 64
+# The structural status while a cold build's references are pending: definitions are complete, mentions are not.
+MENTIONS_PENDING = "mentions of names are incomplete until the references are extracted"
 # The URIs of this many files are kept: every search result carries its file's URI, and a few files answer most.
 URI_CACHE_FILES = 4096
 
@@ -174,7 +176,9 @@ class Engine:
         vectors, and it waits for the embeddings only when this run gave the semantic lane at most
         ONE_SHOT_EMBED_FILES files (else searches say they are partial; `close` keeps what was embedded)."""
         first = not self._writer.indexed_once
-        counters = self._writer.index(progress, verify_vectors=not one_shot)
+        # A process that answers while it indexes (the server: it does not wait for the embeddings) builds a cold
+        # index in two passes: text and definitions searchable first, the references after (indexing.py).
+        counters = self._writer.index(progress, verify_vectors=not one_shot, two_pass=not wait_for_embeddings)
         if first and not one_shot:
             # A long-lived process loads the embedding model in the background: its first question does not wait.
             self._semantic_lane.submit_background(self.semantic.warm_up)
@@ -271,6 +275,7 @@ class Engine:
     def status(self) -> dict[str, Any]:
         """Counts and health of every part, as `maguyva/status` reports them."""
         graph_stats = self.graph.stats()
+        references_pending = self.segments.references_pending
         return {
             "root": str(self.root),
             "indexing": self.indexing,
@@ -283,13 +288,16 @@ class Engine:
             "skipped": len(self.skipped),
             "skips": summarize(self.skipped),
             "open_buffers": len(self._writer.buffers),
+            # A cold build's first pass is published: text and definitions are complete, the mentions of names
+            # (structural) and the graph wait for the references.
+            "references_pending": references_pending,
             "modalities": {
                 name: {
                     "available": s.available,
                     "partial": s.partial
                     or name in self._writer.catching_up
                     or (name == "semantic" and self._semantic_lane.busy),
-                    "reason": s.reason,
+                    "reason": s.reason or (MENTIONS_PENDING if name == "structural" and references_pending else None),
                 }
                 for name, r in self.retrievers.items()
                 for s in (r.status(),)

@@ -70,8 +70,10 @@ def read_and_analyze(
     embed_style: TextStyle | None = None,
     *,
     max_file_size: int = DEFAULT_MAX_FILE_SIZE,
+    references: bool = True,
 ) -> FileAnalysis | Skipped:
-    """Read a file (or take an open buffer's `text`) and analyse it; unreadable, changed, huge or binary: Skipped."""
+    """Read a file (or take an open buffer's `text`) and analyse it; unreadable, changed, huge or binary: Skipped.
+    `references=False`: without its references (see `analyze_file`)."""
     from maguyva_lsp.parse.analyze import analyze_file, is_binary
 
     if text is None:
@@ -87,7 +89,7 @@ def read_and_analyze(
         file = dataclasses.replace(file, size=len(data))
     file = _refine(file, data)
     try:
-        analysis = analyze_file(file, data, chunk_lines=chunk_lines)
+        analysis = analyze_file(file, data, chunk_lines=chunk_lines, references=references)
     except Exception as exc:  # an analyzer bug must cost one file, never the index
         log.exception("analysis of %s failed", file.path)
         return Skipped(file.path, Skip(SkipReason.ANALYSIS_FAILED, f"{type(exc).__name__}: {exc}"))
@@ -110,9 +112,16 @@ def _refine(file: SourceFile, data: bytes) -> SourceFile:
 
 
 def _analyze_batch(
-    files: Sequence[SourceFile], chunk_lines: int, embed_style: TextStyle | None, max_file_size: int
+    files: Sequence[SourceFile],
+    chunk_lines: int,
+    embed_style: TextStyle | None,
+    max_file_size: int,
+    references: bool = True,
 ) -> list[FileAnalysis | Skipped]:
-    return [read_and_analyze(f, chunk_lines, embed_style=embed_style, max_file_size=max_file_size) for f in files]
+    return [
+        read_and_analyze(f, chunk_lines, embed_style=embed_style, max_file_size=max_file_size, references=references)
+        for f in files
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,17 +139,20 @@ def _segment_job(
     options: tuple[int, TextStyle | None, int],
     parts: Sequence[PartBuilder],
     target: SegmentTarget | None,
+    *,
     keep_analyses: bool,
+    references: bool = True,
 ) -> SegmentJobResult:
     """Analyse files and build their segment (run in a worker process: only arrays and records come back, plus the
-    analyses when asked for, with their embedding input prepared)."""
+    analyses when asked for, with their embedding input prepared). `references=False`: a segment without references
+    (a two-pass cold build's first pass); `parts` empty: only the core columns (its second pass)."""
     if not keep_analyses:
         options = (options[0], None, options[2])  # nobody reads the embedding input of analyses not sent back
     # A job allocates millions of objects it keeps until its segment is written, and makes no cycles: with the
     # collector on, its full collections rescan them over and over (measured: a fifth of a worker's CPU on the
     # stdlib). Objects are still freed by reference counting when the job drops them.
     with collector_paused():
-        results = _analyze_batch(files, *options)
+        results = _analyze_batch(files, *options, references=references)
         analyses = [r for r in results if isinstance(r, FileAnalysis)]
         skipped = tuple(r for r in results if isinstance(r, Skipped))
         built = build_segment(analyses, parts, target) if analyses else None
@@ -223,11 +235,12 @@ class Analyzer:
         targets: Sequence[SegmentTarget | None],
         *,
         keep_analyses: bool,
+        references: bool = True,
     ) -> Iterator[SegmentJobResult]:
         """Analyse each group of files and build its segment in a worker, yielding results in group order (a worker
-        that dies has its group done in this process)."""
+        that dies has its group done in this process). `references`: see `_segment_job`."""
         with self._using() as pool:
-            yield from self._build_in(pool, groups, parts, targets, keep_analyses)
+            yield from self._build_in(pool, groups, parts, targets, keep_analyses=keep_analyses, references=references)
 
     def _build_in(
         self,
@@ -235,10 +248,14 @@ class Analyzer:
         groups: Sequence[Sequence[SourceFile]],
         parts: Sequence[PartBuilder],
         targets: Sequence[SegmentTarget | None],
+        *,
         keep_analyses: bool,
+        references: bool,
     ) -> Iterator[SegmentJobResult]:
         futures = [
-            pool.submit(_segment_job, group, self._options, parts, target, keep_analyses)
+            pool.submit(
+                _segment_job, group, self._options, parts, target, keep_analyses=keep_analyses, references=references
+            )
             for group, target in zip(groups, targets, strict=True)
         ]
         try:
@@ -247,7 +264,14 @@ class Analyzer:
                     result = future.result()
                 except Exception as exc:  # a worker died (e.g. killed): fall back to building inline
                     log.warning("segment worker failed (%s): building its segment in-process", exc)
-                    result = _segment_job(groups[index], self._options, parts, targets[index], keep_analyses)
+                    result = _segment_job(
+                        groups[index],
+                        self._options,
+                        parts,
+                        targets[index],
+                        keep_analyses=keep_analyses,
+                        references=references,
+                    )
                 yield result
         finally:
             for future in futures:

@@ -24,8 +24,10 @@ from maguyva_lsp.embed.base import Embedder
 from maguyva_lsp.failures import BACKGROUND
 from maguyva_lsp.graph.inputs import GraphInput
 from maguyva_lsp.heap import collector_paused
+from maguyva_lsp.index.analysis_columns import CORE_PART
 from maguyva_lsp.index.file_table import FileTable
 from maguyva_lsp.index.graph_inputs import graph_inputs, stored_graph_files
+from maguyva_lsp.index.segment_build import merge_segments
 from maguyva_lsp.index.segment_set import MAX_SEGMENTS, MergePlan, Segments, StoredFile
 from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, Modality, SourceFile
@@ -36,6 +38,7 @@ from maguyva_lsp.scan.ignore import IGNORE_FILE_NAMES
 from maguyva_lsp.scan.skips import NOT_RECORDED, Skip, SkipReason, printable_path
 from maguyva_lsp.scan.walker import WorkspaceScanner
 from maguyva_lsp.semantic_lane import SemanticLane
+from maguyva_lsp.store.container import ContainerRecord
 from maguyva_lsp.store.skip_memo import SkipMemo
 
 log = logging.getLogger(__name__)
@@ -95,7 +98,7 @@ def segment_groups(files: Sequence[SourceFile]) -> list[list[SourceFile]]:
 class IndexProgress:
     """Where an index run is: a phase, files done out of total in that phase, and the modalities already complete."""
 
-    phase: str  # "scanning", "loading", "analyzing", "resolving graph", "done"
+    phase: str  # "scanning", "loading", "analyzing", "extracting references", "resolving graph", "done"
     done: int
     total: int
     ready: tuple[str, ...] = ()
@@ -173,20 +176,29 @@ class IndexWriter:
         self._run_identity: dict[str, tuple[int, int]] = {}
         self._persist_wanted = threading.Event()
         self._persister: threading.Thread | None = None
+        self._two_pass = False  # during a run: cold segments are built without references first
+        # During a two-pass run: each segment of the first pass (by id) and the files it holds, for the second.
+        self._first_pass: list[tuple[str, list[SourceFile]]] = []
 
     # -- whole runs ---------------------------------------------------------------------------------------------------
 
-    def index(self, progress: ProgressCallback | None = None, *, verify_vectors: bool = True) -> IndexCounters:
+    def index(
+        self, progress: ProgressCallback | None = None, *, verify_vectors: bool = True, two_pass: bool = False
+    ) -> IndexCounters:
         """Bring the index in line with the folder: stored files of unchanged size and mtime are kept, the rest is
         analysed, files gone from the folder are removed. `verify_vectors`: at the first run, the stored vectors'
         checksums are read in the background (a process answering one request skips it, as it skips reading every
-        byte of the segments)."""
+        byte of the segments). `two_pass`: a cold build (files analysed in workers into a store) publishes segments
+        without references first, so that text and structural search are complete early (a process answering
+        queries meanwhile, the server), then extracts the references (`_complete_references`); in all, it costs
+        more CPU than one pass."""
         started = time.perf_counter()
         report = progress or (lambda _p: None)
         with self.lock:
             self.running = True
             self._deferred = []
             self._deferred_indexed = []
+            self._two_pass = two_pass
             self.catching_up = frozenset({"text", "structural", *(r.name for r in self._follow)})
             self.lane_files = 0
             try:
@@ -194,6 +206,7 @@ class IndexWriter:
                 if reused and verify_vectors and self._semantic is not None and not self.indexed_once:
                     self._lane.submit_background(self._verify_vectors)
                 self.catching_up = frozenset(r.name for r in self._follow)
+                self._complete_references(report)
                 self._catch_up(report)
                 if self._merge_after_run:
                     # The workers' heaps hold what they built (the graph's tables): the merge starts a fresh one.
@@ -215,6 +228,8 @@ class IndexWriter:
                 self._deferred = None
                 self._deferred_indexed = []
                 self._embed_later = []
+                self._first_pass = []
+                self._two_pass = False
                 self.catching_up = frozenset()
                 self.running = False
                 self.indexed_once = True
@@ -250,6 +265,9 @@ class IndexWriter:
         scan = self.scanner.scan()
         self.skipped = dict(scan.skipped)
         stored = self.segments.stored_files()
+        # Files of segments whose references an earlier process did not extract (it ended between the passes of a
+        # cold build) are analysed again; their new segments replace the pending ones.
+        pending = self.segments.pending_paths()
         current = {f.path: f for f in scan.files}
         gone = [p for p in {*stored, *self._known} if p not in current and p not in self.buffers]
         kept: list[str] = []
@@ -258,7 +276,7 @@ class IndexWriter:
             if path in self.buffers:
                 continue  # an open buffer's content wins over the disk until the buffer is closed
             row = stored.get(path)
-            if row is not None and (row.size, row.mtime_ns) == (file.size, file.mtime_ns):
+            if row is not None and (row.size, row.mtime_ns) == (file.size, file.mtime_ns) and path not in pending:
                 kept.append(path)
             elif (known := self._memo.get(path, file.size, file.mtime_ns)) is not None:
                 self._skip(Skipped(path, known))
@@ -477,15 +495,23 @@ class IndexWriter:
         fed: list[FileAnalysis] = []
         fed_batch = FIRST_APPLY_BATCH_FILES
         keep = bool(self._fed) or self._semantic is None
+        # Two passes only when nobody takes the analyses (they would lack references) and the segments are stored
+        # (the second pass's cores are merged from the store's data folder).
+        two_pass = self._two_pass and not keep and self.segments.data_dir is not None
         report(IndexProgress("analyzing", 0, total))
         self.segments.defer_merges = True
         try:
-            jobs = self._analyzer.build_segments(groups, self.segments.parts, targets, keep_analyses=keep)
+            jobs = self._analyzer.build_segments(
+                groups, self.segments.parts, targets, keep_analyses=keep, references=not two_pass
+            )
             for group, target, result in zip(groups, targets, jobs, strict=True):
                 for skipped in result.skipped:
                     self._skip(skipped)
                 if result.built is not None:
-                    self.segments.adopt(result.built)
+                    self.segments.adopt(result.built, pending=two_pass)
+                    if two_pass:
+                        gone = {s.path for s in result.skipped}
+                        self._first_pass.append((result.built.ident, [f for f in group if f.path not in gone]))
                 else:
                     self.segments.release(target)
                 self.counters.analyzed += len(group) - len(result.skipped)
@@ -509,6 +535,66 @@ class IndexWriter:
         # One merge unites the segments once the follow retrievers have read them (the graph's workers read the
         # segments' files, which a merge's commit deletes).
         self._merge_after_run = True
+
+    def _complete_references(self, report: ProgressCallback) -> None:
+        """The second pass of a two-pass cold build: the workers analyse each first-pass segment's files again, with
+        their references, into a core container each (not adopted: queries go on over the first pass's segments),
+        then one merge builds every part from those cores and replaces the pending segments in one commit. A
+        process that ends before that commit leaves them pending in the store: the next writer analyses their files
+        again. The graph's catch-up, after this, reads the references from the merged segment."""
+        first, self._first_pass = self._first_pass, []
+        if not first:
+            return
+        total = sum(len(files) for _, files in first)
+        done = 0
+        ready = ("text", "structural")
+        report(IndexProgress("extracting references", 0, total, ready=ready))
+        targets = [self.segments.reserve() for _ in first]
+        cores: dict[str, ContainerRecord] = {}
+        try:
+            jobs = self._analyzer.build_segments([files for _, files in first], (), targets, keep_analyses=False)
+            for (ident, files), result in zip(first, jobs, strict=True):
+                for skipped in result.skipped:
+                    self._skip(skipped)
+                if result.built is not None:
+                    cores[ident] = result.built.records[CORE_PART]
+                done += len(files)
+                report(IndexProgress("extracting references", done, total, ready=ready))
+            # The workers' heaps hold what they analysed: the merge starts a fresh one (the peak of the tree).
+            self._analyzer.release()
+            self._merge_pending(cores)
+        finally:
+            for target in targets:
+                self.segments.release(target)
+
+    def _merge_pending(self, cores: Mapping[str, ContainerRecord]) -> None:
+        """Replace the pending segments by one merged from their second pass's cores: in a worker, else here in
+        memory (not stored: the next start analyses those files again). The run's end merge is then not needed."""
+        data_dir = self.segments.data_dir
+        plan = self.segments.plan_completion()
+        if plan is None or data_dir is None:
+            return
+        sources = self.segments.completion_sources(plan, cores)
+        target = self.segments.reserve()
+        if sources is None or target is None:  # a second pass lost files: they stay pending, for the next writer
+            log.warning("references of %d index segments could not be completed", len(plan.segments))
+            self.segments.release(target)
+            self.segments.abandon_merge(plan)
+            return
+        try:
+            built = self._analyzer.merge(data_dir, sources, self.segments.parts, target)
+        except Exception:  # a worker died, or the store could not be written: merged here, kept in memory
+            log.warning("merging the completed segments failed: merging them in memory", exc_info=True)
+            self.segments.release(target)
+            try:
+                built = merge_segments(data_dir, sources, self.segments.parts, None)
+            except Exception:  # the pending segments stay: correct text and definitions, no references
+                self.segments.abandon_merge(plan)
+                log.exception("completing the references of the index failed", extra=BACKGROUND)
+                return
+        self.segments.adopt_merge(plan, built)
+        self.segments.release(target)
+        self._merge_after_run = False
 
     def _indexed(self, paths: list[str]) -> None:
         """Files a worker built into a segment (adopted): the follow retrievers get them at the run's end, then the

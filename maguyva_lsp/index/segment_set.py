@@ -18,6 +18,7 @@ held up by another thread's fsyncs.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -72,6 +73,9 @@ class Segment:
     parts: Mapping[str, Any] = field(default_factory=dict)  # part name → its reader
     volatile: bool = False  # open buffers' contents: never stored, never merged into a stored segment
     hidden: Bools | None = None
+    # Its files' references are not extracted yet (a two-pass cold build's first pass): never merged with others,
+    # replaced by `adopt_merge` of a completion (see `completion_sources`), or analysed again by the next writer.
+    pending: bool = False
     # Per-snapshot figures a part computes once (live counts, sums): the segment is immutable, so they stay true.
     cache: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -88,7 +92,7 @@ class Segment:
         return self.parts[name]
 
     def with_alive(self, alive: Bools, hidden: Bools | None) -> Segment:
-        return Segment(self.ident, self.core, alive, self.records, self.parts, self.volatile, hidden)
+        return Segment(self.ident, self.core, alive, self.records, self.parts, self.volatile, hidden, self.pending)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,7 +208,7 @@ class Segments:
             alive = np.ones(entry.files, dtype=np.bool_)
             dead = np.array([d for d in entry.dead if 0 <= d < entry.files], dtype=np.int64)
             alive[dead] = False
-            segments.append(Segment(entry.id, core, alive, records, parts))
+            segments.append(Segment(entry.id, core, alive, records, parts, pending=entry.pending))
         if rebuilt or len(segments) != len(manifest.segments):
             self._publish(segments)
         return SegmentSet(tuple(segments))
@@ -298,6 +302,21 @@ class Segments:
                 path = paths[local]
                 out[path] = StoredFile(path, sizes[local], mtimes[local], core.content_hash(local))
         return out
+
+    @property
+    def references_pending(self) -> bool:
+        """Some segment's references are not extracted yet (mentions and the graph lack its files)."""
+        return any(s.pending for s in self.current.segments)
+
+    def pending_paths(self) -> set[str]:
+        """The live files of segments whose references are pending: a writer that did not complete them (the
+        process that built them ended) analyses them again."""
+        return {
+            segment.core.paths[local]
+            for segment in self.current.segments
+            if segment.pending
+            for local in np.flatnonzero(segment.alive).tolist()
+        }
 
     def load(self, paths: Iterable[str], *, symbols: bool = True) -> Iterator[FileAnalysis]:
         """The stored analyses of these paths (those the index holds); `symbols=False`: without their definitions
@@ -431,11 +450,13 @@ class Segments:
         if target is not None and self._store is not None:
             self._store.release([target.ident])
 
-    def adopt(self, built: BuiltSegment, removed: Iterable[str] = ()) -> None:
+    def adopt(self, built: BuiltSegment, removed: Iterable[str] = (), *, pending: bool = False) -> None:
         """Make a segment that a job built part of the index: the older versions of its files and the removed paths
-        are tombstoned, in one commit."""
+        are tombstoned, in one commit. `pending`: built without references (see `Segment.pending`)."""
         self.ready = True
         segment = self._segment_of(built)
+        if pending:
+            segment = dataclasses.replace(segment, pending=True)
         paths = segment.core.paths.to_list()
         with self._lock:
             segments = self._tombstoned([*removed, *paths], hide=False)
@@ -575,7 +596,7 @@ class Segments:
                 segments = self.current.segments
                 staged = set(self._staged)
             entries = tuple(
-                SegmentEntry(s.ident, s.core.file_count, s.records, s.dead())
+                SegmentEntry(s.ident, s.core.file_count, s.records, s.dead(), s.pending)
                 for s in segments
                 if s.ident and not s.volatile and id(s.core) not in staged
             )
@@ -601,6 +622,7 @@ class Segments:
                 i
                 for i, s in enumerate(segments)
                 if not s.volatile
+                and not s.pending
                 and s.hidden is None
                 and id(s.core) not in self._merging
                 and id(s.core) not in self._staged
@@ -618,6 +640,41 @@ class Segments:
             picked = tuple(segments[i] for i in sorted(chosen))
             self._merging.update(id(s.core) for s in picked)
             return MergePlan(picked, tuple(s.alive.copy() for s in picked))
+
+    def plan_completion(self) -> MergePlan | None:
+        """The segments whose references are pending (those with files hidden by an open buffer wait for the next
+        writer), for one merge over the cores their second pass wrote; None when there are none."""
+        with self._lock:
+            picked = tuple(
+                s
+                for s in self.current.segments
+                if s.pending and s.hidden is None and s.ident and id(s.core) not in self._merging
+            )
+            if not picked:
+                return None
+            self._merging.update(id(s.core) for s in picked)
+            return MergePlan(picked, tuple(s.alive.copy() for s in picked))
+
+    def completion_sources(self, plan: MergePlan, cores: Mapping[str, ContainerRecord]) -> list[MergeSource] | None:
+        """What the completion's merge reads: for each pending segment, the core its second pass wrote (`cores`, by
+        the pending segment's id), with the files alive that are alive in the pending segment (matched by path: the
+        second pass skips a file that became unreadable). None when a segment with live files has no such core."""
+        store = self._store
+        assert store is not None
+        sources: list[MergeSource] = []
+        for segment, alive in zip(plan.segments, plan.alive, strict=True):
+            record = cores.get(segment.ident)
+            if record is None:
+                if alive.any():
+                    return None
+                continue
+            core = CoreColumns(store.open(record))
+            locals_ = np.array([segment.core.local_id(p) for p in core.paths.to_list()], dtype=np.int64)
+            found = locals_ >= 0
+            mapped = np.zeros(core.file_count, dtype=np.bool_)
+            mapped[found] = alive[locals_[found]]
+            sources.append(MergeSource(record, mapped))
+        return sources
 
     def abandon_merge(self, plan: MergePlan) -> None:
         """A planned merge that will not be adopted: its segments may be merged again."""

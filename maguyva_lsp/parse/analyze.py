@@ -113,32 +113,37 @@ def error_fraction(root: Node, size: int) -> float:
     return min(1.0, max(0, bad) / size)
 
 
-def analyze_file(file: SourceFile, data: bytes, *, chunk_lines: int = DEFAULT_WINDOW_LINES) -> FileAnalysis:
-    """Everything the engine indexes for one file: text, hash, definitions, references, chunks, parse error."""
+def analyze_file(
+    file: SourceFile, data: bytes, *, chunk_lines: int = DEFAULT_WINDOW_LINES, references: bool = True
+) -> FileAnalysis:
+    """Everything the engine indexes for one file: text, hash, definitions, references, chunks, parse error.
+    `references=False`: none extracted (the first pass of a server's cold build: the larger half of the work)."""
     source = data[len(UTF8_BOM) :] if data.startswith(UTF8_BOM) else data
     text = source.decode("utf-8", "replace")
     language = file.language
     definitions: list[Definition] = []
-    references: list[Reference] = []
+    found: list[Reference] = []
     parse_error: str | None = None
     if language is not None:
         parsed = parse_source(language, source)
         parse_error = parsed.error
         if parsed.tree is not None:
-            definitions, references = _read_tree(parsed.tree, source, parsed.language, file.path)
+            definitions, found = _read_tree(parsed.tree, source, parsed.language, file.path, references)
     chunks = chunk_file(file.path, language, text, definitions, window_lines=chunk_lines)
     return FileAnalysis(
         file=file,
         text=text,
         content_hash=content_hash(data),
         definitions=tuple(definitions),
-        references=tuple(references),
+        references=tuple(found),
         chunks=tuple(chunks),
         parse_error=parse_error,
     )
 
 
-def _read_tree(tree: Tree, source: bytes, language: str, path: str) -> tuple[list[Definition], list[Reference]]:
+def _read_tree(
+    tree: Tree, source: bytes, language: str, path: str, references: bool = True
+) -> tuple[list[Definition], list[Reference]]:
     """The one place every extractor reads the file's single syntax tree (definitions first: references use them).
 
     `language` is the grammar that built the tree, which is not always the file's (see FALLBACK_GRAMMARS).
@@ -147,5 +152,6 @@ def _read_tree(tree: Tree, source: bytes, language: str, path: str) -> tuple[lis
     definitions: list[Definition] = []
     if language in SUPPORTED_TAG_LANGUAGES:
         definitions = extract_definitions(tree, source, language, path, lines=lines)
-    references = extract_references(tree, source, language, path, definitions, lines=lines)
-    return definitions, references
+    if not references:
+        return definitions, []
+    return definitions, extract_references(tree, source, language, path, definitions, lines=lines)

@@ -29,29 +29,38 @@ class ManifestError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class SegmentEntry:
-    """One segment: its id, its file count, its containers by part name, and the local ids of its dead files."""
+    """One segment: its id, its file count, its containers by part name, and the local ids of its dead files.
+
+    `pending`: its files' references are not extracted yet (the first pass of a two-pass cold build published it
+    for text and definition search); the next writer analyses its files again if the second pass did not replace it.
+    Written only when set, so a store without pending segments reads the same in a version that does not know it."""
 
     id: str
     files: int
     containers: Mapping[str, ContainerRecord]
     dead: tuple[int, ...] = ()
+    pending: bool = False
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "id": self.id,
             "files": self.files,
             "containers": {name: record.to_json() for name, record in self.containers.items()},
             "dead": list(self.dead),
         }
+        if self.pending:
+            out["pending"] = "references"
+        return out
 
     @staticmethod
     def from_json(value: Any) -> SegmentEntry:
         containers = {str(k): ContainerRecord.from_json(v) for k, v in dict(value["containers"]).items()}
         dead = tuple(int(i) for i in value.get("dead", ()))
-        return SegmentEntry(str(value["id"]), int(value["files"]), containers, dead)
+        pending = value.get("pending") is not None
+        return SegmentEntry(str(value["id"]), int(value["files"]), containers, dead, pending)
 
     def with_dead(self, dead: tuple[int, ...]) -> SegmentEntry:
-        return SegmentEntry(self.id, self.files, self.containers, dead)
+        return SegmentEntry(self.id, self.files, self.containers, dead, self.pending)
 
     @property
     def live_files(self) -> int:
