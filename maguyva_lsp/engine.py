@@ -296,6 +296,7 @@ class Engine:
                     "available": s.available,
                     "partial": s.partial
                     or name in self._writer.catching_up
+                    or (name == "graph" and references_pending)
                     or (name == "semantic" and self._semantic_lane.busy),
                     "reason": s.reason or (MENTIONS_PENDING if name == "structural" and references_pending else None),
                 }

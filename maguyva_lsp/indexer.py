@@ -252,12 +252,26 @@ class Analyzer:
         keep_analyses: bool,
         references: bool,
     ) -> Iterator[SegmentJobResult]:
-        futures = [
-            pool.submit(
-                _segment_job, group, self._options, parts, target, keep_analyses=keep_analyses, references=references
-            )
-            for group, target in zip(groups, targets, strict=True)
-        ]
+        try:
+            futures = [
+                pool.submit(
+                    _segment_job,
+                    group,
+                    self._options,
+                    parts,
+                    target,
+                    keep_analyses=keep_analyses,
+                    references=references,
+                )
+                for group, target in zip(groups, targets, strict=True)
+            ]
+        except Exception as exc:  # the pool is broken (a worker was killed earlier): every group in-process
+            log.warning("segment workers unavailable (%s): building the segments in-process", exc)
+            for group, target in zip(groups, targets, strict=True):
+                yield _segment_job(
+                    group, self._options, parts, target, keep_analyses=keep_analyses, references=references
+                )
+            return
         try:
             for index, future in enumerate(futures):
                 try:
