@@ -206,8 +206,11 @@ class IndexWriter:
                 if reused and verify_vectors and self._semantic is not None and not self.indexed_once:
                     self._lane.submit_background(self._verify_vectors)
                 self.catching_up = frozenset(r.name for r in self._follow)
-                self._complete_references(report)
+                completed = self._complete_references(report)
                 self._catch_up(report)
+                if completed:
+                    # The graph's workers hold its tables: the embedding's start fresh ones (as after a merge).
+                    self._analyzer.release()
                 if self._merge_after_run:
                     # The workers' heaps hold what they built (the graph's tables): the merge starts a fresh one.
                     self._analyzer.release()
@@ -536,15 +539,16 @@ class IndexWriter:
         # segments' files, which a merge's commit deletes).
         self._merge_after_run = True
 
-    def _complete_references(self, report: ProgressCallback) -> None:
+    def _complete_references(self, report: ProgressCallback) -> bool:
         """The second pass of a two-pass cold build: the workers analyse each first-pass segment's files again, with
         their references, into a core container each (not adopted: queries go on over the first pass's segments),
         then one merge builds every part from those cores and replaces the pending segments in one commit. A
         process that ends before that commit leaves them pending in the store: the next writer analyses their files
-        again. The graph's catch-up, after this, reads the references from the merged segment."""
+        again. The graph's catch-up, after this, reads the references from the merged segment. Returns whether it
+        ran."""
         first, self._first_pass = self._first_pass, []
         if not first:
-            return
+            return False
         total = sum(len(files) for _, files in first)
         done = 0
         ready = ("text", "structural")
@@ -566,6 +570,7 @@ class IndexWriter:
         finally:
             for target in targets:
                 self.segments.release(target)
+        return True
 
     def _merge_pending(self, cores: Mapping[str, ContainerRecord]) -> None:
         """Replace the pending segments by one merged from their second pass's cores: in a worker, else here in
@@ -595,6 +600,8 @@ class IndexWriter:
         self.segments.adopt_merge(plan, built)
         self.segments.release(target)
         self._merge_after_run = False
+        # The merge worker's heap holds the merged arrays: the graph's resolution starts fresh workers.
+        self._analyzer.release()
 
     def _indexed(self, paths: list[str]) -> None:
         """Files a worker built into a segment (adopted): the follow retrievers get them at the run's end, then the

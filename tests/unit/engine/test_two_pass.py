@@ -37,7 +37,7 @@ def _fresh(root: Path) -> tuple[Any, Any]:
         engine.close()
 
 
-class _Stop(Exception):
+class _EndedError(Exception):
     """Raised from the progress callback: the process "ends" between the passes."""
 
 
@@ -101,11 +101,11 @@ def test_pending_segments_left_by_an_ended_process_are_analysed_again(tmp_path: 
 
     def stop_between_passes(p: IndexProgress) -> None:
         if p.phase == "extracting references":
-            raise _Stop
+            raise _EndedError
 
     folder = engine.index_dir
     try:
-        with pytest.raises(_Stop):
+        with pytest.raises(_EndedError):
             engine.index(stop_between_passes, wait_for_embeddings=False)
     finally:
         engine.close()
