@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from maguyva_lsp.arrays import unique
+
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
@@ -97,7 +99,7 @@ class WordIds:
         whole: NDArray[np.intp] = np.zeros(0, dtype=np.intp)
         if unsafe.any():
             text_of_word = np.repeat(np.arange(len(texts)), counts)
-            whole = np.unique(text_of_word[unsafe])
+            whole = unique(text_of_word[unsafe])
             slots[np.isin(text_of_word, whole)] = _EMPTY
         piece_lengths = self._lengths[slots]
         word_starts = np.zeros(len(texts), dtype=np.int64)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import unique
 from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.bm25_lines import best_line_in
@@ -358,7 +359,7 @@ class Bm25Index:
     def _lengths(self, ids: U32) -> F32:
         positions = np.searchsorted(self._bases, ids, side="right") - 1
         out = np.empty(ids.size, dtype=np.float32)
-        for position in np.unique(positions).tolist():
+        for position in unique(positions).tolist():
             rows = positions == position
             out[rows] = self._parts[position].lengths[ids[rows].astype(np.int64) - self._bases[position]]
         return out

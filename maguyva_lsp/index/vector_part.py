@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import unique
 from maguyva_lsp.index.vector_codes import WORD_BITS, stored_vectors, word_major
 from maguyva_lsp.index.vector_strings import BlockStrings, block_arrays
 from maguyva_lsp.model import chunk_id
@@ -367,7 +368,7 @@ def build_part(
         "row.hash": _hash_rows([r.text_hash for r in refs]),
         "path.rows": np.concatenate(([0], np.cumsum(sorted_counts))).astype(np.int64),
         "path.key": path_keys(files[i].path for i in order),
-        "superseded": np.unique(path_keys(superseded)),
+        "superseded": unique(path_keys(superseded)),
     }
     arrays.update(block_arrays("row.symbol", [r.symbol or "" for r in refs]))
     arrays.update(string_arrays("kind", kind_names))
@@ -457,7 +458,7 @@ def merge_parts(
         "row.hash": hashes,
         "path.rows": np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
         "path.key": np.array([parts[i][0].path_key[p] for _, i, p in origins], dtype=np.uint64),
-        "superseded": np.zeros(0, dtype=np.uint64) if superseded is None else np.unique(superseded),
+        "superseded": np.zeros(0, dtype=np.uint64) if superseded is None else unique(superseded),
     }
     arrays.update(string_arrays("kind", kind_names))
     for name, column in (("row.symbol", "symbols"), ("row.snippet", "snippets")):

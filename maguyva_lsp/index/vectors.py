@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from maguyva_lsp.arrays import unique
 from maguyva_lsp.embed.base import BITS_PER_BYTE, Embeddings, quantize_int8
 from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.index.vector_codes import WORD_BITS
@@ -381,7 +382,7 @@ class BinaryVectorStore:
         if first:
             # What the merged parts removed stays removed in the older parts (a path dead in the tail was named by a
             # later part of the tail: kept alive in the merge, or removed, so in some part's superseded keys).
-            superseded = np.unique(np.concatenate([p.superseded for p, _ in tail]))
+            superseded = unique(np.concatenate([p.superseded for p, _ in tail]))
         meta = self._meta(has_floats=any(p.has_floats for p, _ in tail if p.n))
         merged = merge_parts(tail, meta, superseded)
         self._stored = min(self._stored, first)
@@ -564,7 +565,7 @@ def _groups(where: Rows, parts: int) -> list[tuple[int, Rows | slice]]:
     """The rows of each part among `where` (part positions): (position, index of those rows)."""
     if parts == 1:
         return [(0, slice(None))]
-    return [(position, np.flatnonzero(where == position)) for position in np.unique(where).tolist()]
+    return [(position, np.flatnonzero(where == position)) for position in unique(where).tolist()]
 
 
 def _split(offsets: NDArray[np.int64], rows: Rows) -> tuple[Rows, Rows]:
