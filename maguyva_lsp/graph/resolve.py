@@ -385,11 +385,7 @@ class _Resolver:
             namespace = [module_id(f) for f in self._module_files(receiver)] or None
         if namespace is None:
             return self._top_guess(ref.name, ref.kind)
-        key = ("lookup", ref.name, *namespace)
-        found = self._top.get(key)
-        if found is None:
-            found = self._top[key] = self._lookup(namespace, ref.name)
-        return found
+        return self._once(("lookup", ref.name, *namespace), lambda: self._lookup(namespace, ref.name))
 
     def _top_namespace(self, parts: list[str], enclosing: str | None) -> list[str] | None:
         bindings = self.record.bindings
@@ -409,17 +405,16 @@ class _Resolver:
         return found
 
     def _top_member(self, classes: list[str], name: str) -> list[Target]:
-        key = ("member", name, *classes)
-        found = self._top.get(key)
-        if found is None:
-            found = self._top[key] = self._member(classes, name)
-        return found
+        return self._once(("member", name, *classes), lambda: self._member(classes, name))
 
     def _top_guess(self, name: str, kind: str) -> list[Target]:
-        key = ("guess", name, kind)
+        return self._once(("guess", name, kind), lambda: self._guess_member(name, kind))
+
+    def _once(self, key: tuple[str, ...], make: Callable[[], list[Target]]) -> list[Target]:
+        """A top-level step's answer, made the first time this file asks for it (`_top`)."""
         found = self._top.get(key)
         if found is None:
-            found = self._top[key] = self._guess_member(name, kind)
+            found = self._top[key] = make()
         return found
 
     def _namespace(self, parts: list[str], enclosing: str | None) -> list[str] | None:

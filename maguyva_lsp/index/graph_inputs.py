@@ -106,11 +106,16 @@ class StoredGraphFiles:
             core, local = self._locate(path)
             yield core.analysis(local, symbols=False)
 
-    def references(self, path: str, content_hash: str) -> tuple[Reference, ...] | None:
+    def _at_version(self, path: str, content_hash: str) -> tuple[CoreColumns, int] | None:
+        """Where a stored file is, when it is stored with this content (None: another version, or unknown)."""
         if path not in self.where:
             return None
         core, local = self._locate(path)
-        return core.references(local) if core.content_hash(local) == content_hash else None
+        return (core, local) if core.content_hash(local) == content_hash else None
+
+    def references(self, path: str, content_hash: str) -> tuple[Reference, ...] | None:
+        found = self._at_version(path, content_hash)
+        return None if found is None else found[0].references(found[1])
 
     def _pool(self, core: CoreColumns) -> list[str | None]:
         """A container's string pool with None after it (so that id -1 reads as None), made once per container."""
@@ -121,11 +126,10 @@ class StoredGraphFiles:
 
     def reference_rows(self, path: str, content_hash: str) -> ReferenceRows | None:
         """`references` as columns: what a cold build's workers resolve, without a Reference per row."""
-        if path not in self.where:
+        found = self._at_version(path, content_hash)
+        if found is None:
             return None
-        core, local = self._locate(path)
-        if core.content_hash(local) != content_hash:
-            return None
+        core, local = found
         r0, r1 = int(core.arrays["file.refs"][local]), int(core.arrays["file.refs"][local + 1])
 
         def rows(name: str) -> npt.NDArray[Any]:
