@@ -125,6 +125,8 @@ def lower_exceptions(names: Sequence[str]) -> dict[str, Array]:
     """The names whose lower case is not the ASCII lower case of their UTF-8 (a non-ASCII capital), with it."""
     rows, lowers = [], []
     for row, name in enumerate(names):
+        if name.isascii():  # str.lower of ASCII is bytes.lower: no exception, no encoding needed
+            continue
         lower = name.lower()
         if lower.encode(ENCODING, ENCODING_ERRORS) != name.encode(ENCODING, ENCODING_ERRORS).lower():
             rows.append(row)
