@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import os
 import threading
@@ -252,25 +253,16 @@ class Analyzer:
         keep_analyses: bool,
         references: bool,
     ) -> Iterator[SegmentJobResult]:
+        # One job, run in a worker or, when the pool is broken or its worker died, here.
+        job = functools.partial(
+            _segment_job, options=self._options, parts=parts, keep_analyses=keep_analyses, references=references
+        )
         try:
-            futures = [
-                pool.submit(
-                    _segment_job,
-                    group,
-                    self._options,
-                    parts,
-                    target,
-                    keep_analyses=keep_analyses,
-                    references=references,
-                )
-                for group, target in zip(groups, targets, strict=True)
-            ]
+            futures = [pool.submit(job, group, target=target) for group, target in zip(groups, targets, strict=True)]
         except Exception as exc:  # the pool is broken (a worker was killed earlier): every group in-process
             log.warning("segment workers unavailable (%s): building the segments in-process", exc)
             for group, target in zip(groups, targets, strict=True):
-                yield _segment_job(
-                    group, self._options, parts, target, keep_analyses=keep_analyses, references=references
-                )
+                yield job(group, target=target)
             return
         try:
             for index, future in enumerate(futures):
@@ -278,14 +270,7 @@ class Analyzer:
                     result = future.result()
                 except Exception as exc:  # a worker died (e.g. killed): fall back to building inline
                     log.warning("segment worker failed (%s): building its segment in-process", exc)
-                    result = _segment_job(
-                        groups[index],
-                        self._options,
-                        parts,
-                        targets[index],
-                        keep_analyses=keep_analyses,
-                        references=references,
-                    )
+                    result = job(groups[index], target=targets[index])
                 yield result
         finally:
             for future in futures:
