@@ -37,15 +37,20 @@ def _fresh(root: Path) -> tuple[Any, Any]:
         engine.close()
 
 
+def _workspace(tmp_path: Path) -> tuple[Path, Path, int]:
+    """The corpus written to a folder, the index folder to use beside it, and the corpus's file count."""
+    root = tmp_path / "ws"
+    files = corpus()
+    write_tree(root, files)
+    return root, tmp_path / "idx", len(files)
+
+
 class _EndedError(Exception):
     """Raised from the progress callback: the process "ends" between the passes."""
 
 
 def test_two_passes_publish_text_first_and_end_like_one_pass(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    files = corpus()
-    write_tree(root, files)
-    store = tmp_path / "idx"
+    root, store, file_count = _workspace(tmp_path)
     engine = Engine(root, Settings(index_dir=str(store), workers=2))
     seen: list[dict[str, Any]] = []
 
@@ -83,7 +88,7 @@ def test_two_passes_publish_text_first_and_end_like_one_pass(tmp_path: Path) -> 
     assert first["pending"] and not first["text"] and first["graph"]
     assert first["structural"]["partial"] is False and first["structural"]["reason"] == MENTIONS_PENDING
     assert first["marked"] and all(first["marked"]), "every first-pass segment is marked in the manifest"
-    assert first["files"] == len(files)
+    assert first["files"] == file_count
     assert first["first"] is not None and first["first"].endswith("app/config.py")
     assert not status["references_pending"] and status["modalities"]["structural"]["reason"] is None
     assert len(segments) == 1 and not segments[0].pending
@@ -93,10 +98,7 @@ def test_two_passes_publish_text_first_and_end_like_one_pass(tmp_path: Path) -> 
 
 
 def test_pending_segments_left_by_an_ended_process_are_analysed_again(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    files = corpus()
-    write_tree(root, files)
-    store = tmp_path / "idx"
+    root, store, file_count = _workspace(tmp_path)
     engine = Engine(root, Settings(index_dir=str(store), workers=2))
 
     def stop_between_passes(p: IndexProgress) -> None:
@@ -115,7 +117,7 @@ def test_pending_segments_left_by_an_ended_process_are_analysed_again(tmp_path: 
     try:
         assert reopened.status()["references_pending"]
         counters = reopened.index()
-        assert (counters.analyzed, counters.reused) == (len(files), 0), "every pending file is analysed again"
+        assert (counters.analyzed, counters.reused) == (file_count, 0), "every pending file is analysed again"
         assert not reopened.status()["references_pending"]
         recovered = snapshot(reopened), _graph_view(reopened)
     finally:
@@ -127,9 +129,8 @@ def test_pending_segments_left_by_an_ended_process_are_analysed_again(tmp_path: 
 
 def test_the_command_line_build_stays_one_pass(tmp_path: Path) -> None:
     """`maguyva index` (waiting for the embeddings) answers no one meanwhile: one pass, no segment ever pending."""
-    root = tmp_path / "ws"
-    write_tree(root, corpus())
-    engine = Engine(root, Settings(index_dir=str(tmp_path / "idx"), workers=2))
+    root, store, _ = _workspace(tmp_path)
+    engine = Engine(root, Settings(index_dir=str(store), workers=2))
     phases: list[str] = []
     try:
         engine.index(lambda p: phases.append(p.phase))
