@@ -21,6 +21,7 @@ import pytest
 
 from maguyva_lsp.api import ImpactRequest, SearchRequest, SearchResponse, StatusRequest
 from maguyva_lsp.config import Settings
+from maguyva_lsp.store.segment_store import default_index_dir
 from maguyva_lsp.workspace import WorkspaceSet
 from tests.e2e.lsp_session import write_workspace
 
@@ -72,6 +73,8 @@ def _normalised(value: Any, root: Path, base: Path) -> Any:
     if isinstance(value, list):
         return [_normalised(v, root, base) for v in value]
     if isinstance(value, str):
+        # The store folder's name carries a digest of the workspace's (temporary) path: fixed, as the paths are.
+        value = value.replace(str(default_index_dir(root, str(base / "idx"))), "/tmp/idx/ws-workspace")
         return value.replace(root.as_uri(), WORKSPACE_URI).replace(str(root), "/workspace").replace(str(base), "/tmp")
     return value
 
