@@ -226,12 +226,19 @@ def bm25_arrays(core: CoreColumns) -> dict[str, Array]:
     # from_pairs wants each key's ids ascending: order the pairs by row first (a stable sort by key keeps it).
     by_row = np.argsort(rows, kind="stable")
     postings = PostingLists.from_pairs(keys[by_row], rows[by_row], coo.data.astype(np.float32)[by_row])
-    files = core.chunk_files()
     return {
         # the keys are the terms' ranks 0..n-1 (every term has a posting): not stored; the chunk rows split in halves
         # (a cumsum over gaps made the longest list 10x slower to read)
         **postings.to_arrays("bm25", split_ids=True, dense_keys=True),
         **string_arrays("bm25.terms", [terms[i] for i in order]),
+        **bm25_tail_arrays(lengths, core),
+    }
+
+
+def bm25_tail_arrays(lengths: F32, core: CoreColumns) -> dict[str, Array]:
+    """The BM25 part's per-chunk arrays: each chunk's length (whole numbers) and its file, narrow where they fit."""
+    files = core.chunk_files()
+    return {
         "bm25.len": _narrow_whole(lengths),
         "bm25.file": files.astype(np.uint16) if _fits_uint16(files) else files,
     }

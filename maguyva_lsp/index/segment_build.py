@@ -16,9 +16,9 @@ import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns, encode_analyses, merge_core
-from maguyva_lsp.index.segment_parts import PartBuilder
+from maguyva_lsp.index.segment_parts import PartBuilder, PartSource
 from maguyva_lsp.model import FileAnalysis
-from maguyva_lsp.store.container import Array, ContainerRecord, open_container, write_container
+from maguyva_lsp.store.container import Array, ContainerError, ContainerRecord, open_container, write_container
 from maguyva_lsp.store.segment_store import CONTAINER_SUFFIX
 
 
@@ -78,16 +78,50 @@ def build_segment(
 
 @dataclass(frozen=True, slots=True)
 class MergeSource:
-    """One segment to merge: its core container and which of its files are alive (as the job was planned)."""
+    """One segment to merge: its core container and which of its files are alive (as the job was planned), and its
+    parts' containers by part name (a part that can merge them reads them instead of rebuilding from the core)."""
 
     core: ContainerRecord
     alive: npt.NDArray[np.bool_]
+    parts: Mapping[str, ContainerRecord] = field(default_factory=dict)
 
 
 def merge_segments(
     data_dir: Path, sources: Sequence[MergeSource], parts: Sequence[PartBuilder], target: SegmentTarget | None
 ) -> BuiltSegment:
     """One segment with the live files of several (read mapped from the data folder): the core columns united,
-    every part built again from them."""
+    every part merged from the sources' parts where it can (the text part), else built again from the united core."""
     cores = [(CoreColumns(open_container(data_dir / s.core.name, s.core)), s.alive) for s in sources]
-    return finish(part_arrays(merge_core(cores), parts), parts, target)
+    core_arrays = merge_core(cores)
+    merged = CoreColumns(core_arrays)
+    out: dict[str, dict[str, Array]] = {CORE_PART: core_arrays}
+    for part in parts:
+        part_sources = _part_sources(data_dir, sources, cores, part)
+        merge = getattr(part, "merge", None)
+        out[part.name] = merge(part_sources, merged) if part_sources is not None and merge else part.build(merged)
+    return finish(out, parts, target)
+
+
+def _part_sources(
+    data_dir: Path,
+    sources: Sequence[MergeSource],
+    cores: Sequence[tuple[CoreColumns, npt.NDArray[np.bool_]]],
+    part: PartBuilder,
+) -> list[PartSource] | None:
+    """The sources' containers of a part that merges them, mapped; None when the part does not merge or a source
+    lacks the part at its current version (the part is then built from the united core)."""
+    if not callable(getattr(part, "merge", None)):
+        return None
+    out: list[PartSource] = []
+    for source, (core, alive) in zip(sources, cores, strict=True):
+        record = source.parts.get(part.name)
+        if record is None:
+            return None
+        try:
+            container = open_container(data_dir / record.name, record)
+        except ContainerError:
+            return None
+        if container.meta.get("version") != part.version:
+            return None
+        out.append(PartSource(container.arrays, core, alive))
+    return out

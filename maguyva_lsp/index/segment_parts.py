@@ -14,6 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import numpy as np
+import numpy.typing as npt
+
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.store.container import Array, Container, ContainerRecord
 
@@ -36,6 +39,17 @@ class PartBuilder(Protocol):
     def open(self, arrays: Mapping[str, Array], core: CoreColumns) -> Any:
         """The part's reader over its arrays (mapped read-only from the store, or in memory)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class PartSource:
+    """One segment of a merge, as a part that can merge its segments' parts (`merge(sources, merged_core)`, an
+    optional method of a PartBuilder) reads it: the segment's arrays of that part, its core columns and which of its
+    files are alive."""
+
+    arrays: Mapping[str, Array]
+    core: CoreColumns
+    alive: npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, slots=True)

@@ -683,7 +683,10 @@ class Segments:
 
     def merge_sources(self, plan: MergePlan) -> list[MergeSource]:
         """What a merge job reads: each planned segment's core container and its live files (stored segments)."""
-        return [MergeSource(s.records[CORE_PART], alive) for s, alive in zip(plan.segments, plan.alive, strict=True)]
+        return [
+            MergeSource(s.records[CORE_PART], alive, {k: r for k, r in s.records.items() if k != CORE_PART})
+            for s, alive in zip(plan.segments, plan.alive, strict=True)
+        ]
 
     def adopt_merge(self, plan: MergePlan, built: BuiltSegment) -> bool:
         """Replace the planned segments by the merged one; files that died in them while the merge ran (a planned

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.bm25 import Bm25Postings, bm25_arrays
+from maguyva_lsp.index.segment_parts import PartSource
+from maguyva_lsp.index.text_merge import merged_text_arrays
 from maguyva_lsp.index.trigram import TrigramPostings, trigram_arrays
 from maguyva_lsp.store.container import Array
 
@@ -39,6 +41,10 @@ class TextPart:
 
     def build(self, core: CoreColumns) -> dict[str, Array]:
         return {**trigram_arrays(core), **bm25_arrays(core)}
+
+    def merge(self, sources: Sequence[PartSource], merged: CoreColumns) -> dict[str, Array]:
+        """The part of a merged segment from its sources' parts (the same arrays `build(merged)` gives)."""
+        return merged_text_arrays(sources, merged)
 
     def open(self, arrays: Mapping[str, Array], core: CoreColumns) -> TextSegment:
         return TextSegment(TrigramPostings.open(arrays), Bm25Postings.open(arrays))
