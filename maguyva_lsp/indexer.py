@@ -277,11 +277,20 @@ class Analyzer:
                 future.cancel()
 
     def merge(
-        self, data_dir: Path, sources: Sequence[MergeSource], parts: Sequence[PartBuilder], target: SegmentTarget
+        self,
+        data_dir: Path,
+        sources: Sequence[MergeSource],
+        parts: Sequence[PartBuilder],
+        target: SegmentTarget,
+        submitted: Callable[[], None] | None = None,
     ) -> BuiltSegment:
-        """Merge stored segments in a worker process (the caller's thread waits; queries go on meanwhile)."""
+        """Merge stored segments in a worker process (the caller's thread waits; queries go on meanwhile).
+        `submitted` is called once the job is queued (jobs submitted after it start after it)."""
         with self._using() as pool:
-            return pool.submit(merge_segments, data_dir, sources, parts, target).result()
+            future = pool.submit(merge_segments, data_dir, sources, parts, target)
+            if submitted is not None:
+                submitted()
+            return future.result()
 
     def map(self, function: Callable[[_J], _R], jobs: Sequence[_J]) -> list[_R]:
         """Run a function over jobs in the worker processes; results in job order (a job's exception is raised)."""

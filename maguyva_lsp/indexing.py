@@ -163,6 +163,8 @@ class IndexWriter:
         self._semantic = semantic
         self._known: set[str] = set()  # paths the fed retrievers hold (they learn of stored files at the first run)
         self._merges: list[threading.Thread] = []
+        self._merge_queued = threading.Event()  # set once the last merge started is queued in the pool (or ended)
+        self._merge_queued.set()
         self._merge_after_run = False  # a cold build's segments are merged at the end of its run
         # With a store, merges run in a worker process (merge_in_background), never inside a save: a save that merged
         # in the writer thread rebuilt every merged part there, holding a watcher's change for seconds.
@@ -217,10 +219,10 @@ class IndexWriter:
                     self._merge_after_run = False
                     merge = self.merge_in_background()
                     if merge is not None and self._embed_later:
-                        # The embedding catch-up waits for it (the lane counts as busy meanwhile): the merge worker
-                        # and the catch-up are the two largest heaps of a cold build, and one after the other they
-                        # keep its peak near a gigabyte lower (semantic completes later by the merge's duration).
-                        self._lane.submit_call(functools.partial(self._await_merge, merge))
+                        # The embedding's worker jobs run beside it (the merge uses one core): they are queued after
+                        # the merge job, so one worker merges while the other embeds (the tree's peak stays under a
+                        # gigabyte: the merge worker ~400 MB since the text part is merged from the segments' parts).
+                        self._lane.submit_call(functools.partial(self._await_merge_queued, self._merge_queued))
                 # Embedding starts once the other modalities are complete: the lane's thread shares this process's
                 # interpreter lock with the graph's resolution, and would only slow it down.
                 if not self._embed_in_workers([p for paths in self._embed_later for p in paths]):
@@ -346,10 +348,11 @@ class IndexWriter:
             )
         self.lane_files += len(changed)
 
-    def _await_merge(self, merge: threading.Thread) -> None:
-        """On the semantic lane: wait for a merge to end (or the semantic retriever to stop)."""
-        while merge.is_alive() and not (self._semantic is not None and self._semantic.stopping) and not self.closed:
-            merge.join(MERGE_WAIT_SLICE_S)
+    def _await_merge_queued(self, queued: threading.Event) -> None:
+        """On the semantic lane: wait for a merge to be queued in the pool, or to end (or the semantic retriever to
+        stop)."""
+        while not queued.is_set() and not (self._semantic is not None and self._semantic.stopping) and not self.closed:
+            queued.wait(MERGE_WAIT_SLICE_S)
 
     def _apply_stored_vectors(self, paths: list[str]) -> None:
         """On the semantic lane: the stored analyses of these files, applied to the semantic retriever."""
@@ -640,7 +643,8 @@ class IndexWriter:
 
     def _embed_with_workers(self, paths: list[str], factory: Callable[[], Embedder]) -> None:
         """On the semantic lane: the files' rows embedded by the pool's workers from the stored segments as they are
-        now (merged), then applied. Files the store cannot give the workers are embedded here."""
+        now (a cold build's merge may be running beside them), then applied. Files the store cannot give the workers
+        are embedded here."""
         semantic = self._semantic
         if semantic is None or semantic.stopping or self.closed:
             return
@@ -648,7 +652,9 @@ class IndexWriter:
         try:
             if stored is None:
                 raise LookupError("files outside the stored segments")
-            results = self._analyzer.map(embed_stored, embed_jobs(stored, paths, factory))
+            # a merge adopted meanwhile replaces the segments the jobs read: their files stay until the jobs end
+            with self.segments.files_kept(record.name for _, record in stored.cores):
+                results = self._analyzer.map(embed_stored, embed_jobs(stored, paths, factory))
         except Exception:  # a worker died, or the store changed under the jobs: this process embeds them instead
             if semantic.stopping or self.closed:
                 return
@@ -671,19 +677,27 @@ class IndexWriter:
         plan = self.segments.plan_merge(everything=everything)
         if plan is None:
             return None
-        thread = threading.Thread(target=self._merge, args=(plan,), name="maguyva-merge", daemon=True)
+        self._merge_queued = queued = threading.Event()
+        thread = threading.Thread(target=self._merge, args=(plan, queued), name="maguyva-merge", daemon=True)
         self._merges.append(thread)
         thread.start()
         return thread
 
-    def _merge(self, plan: MergePlan) -> None:
+    def _merge(self, plan: MergePlan, queued: threading.Event) -> None:
+        try:
+            self._merge_queued_as(plan, queued)
+        finally:
+            queued.set()  # also when it never reached the pool
+
+    def _merge_queued_as(self, plan: MergePlan, queued: threading.Event) -> None:
         data_dir = self.segments.data_dir
         target = self.segments.reserve()
         if data_dir is None or target is None:
             self.segments.abandon_merge(plan)
             return
         try:
-            built = self._analyzer.merge(data_dir, self.segments.merge_sources(plan), self.segments.parts, target)
+            sources = self.segments.merge_sources(plan)
+            built = self._analyzer.merge(data_dir, sources, self.segments.parts, target, submitted=queued.set)
         except Exception:  # the segments stay as they are: correct, only slower to query
             self.segments.release(target)
             self.segments.abandon_merge(plan)

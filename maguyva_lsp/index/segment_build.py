@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.heap import return_free_memory
 from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns, encode_analyses, merge_core
 from maguyva_lsp.index.segment_parts import PartBuilder, PartSource
 from maguyva_lsp.model import FileAnalysis
@@ -99,7 +100,12 @@ def merge_segments(
         part_sources = _part_sources(data_dir, sources, cores, part)
         merge = getattr(part, "merge", None)
         out[part.name] = merge(part_sources, merged) if part_sources is not None and merge else part.build(merged)
-    return finish(out, parts, target)
+    built = finish(out, parts, target)
+    # The worker may take embedding jobs next (the cold build runs them beside the merge): the heap the merge freed
+    # goes back to the system rather than stay in the worker's resident memory (~100 MB on the stdlib).
+    del out, core_arrays, merged, cores
+    return_free_memory()
+    return built
 
 
 def _part_sources(

@@ -18,6 +18,7 @@ held up by another thread's fsyncs.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import threading
@@ -444,6 +445,21 @@ class Segments:
         if store is None or not store.writable:
             return None
         return SegmentTarget(store.data, store.new_id())
+
+    @contextlib.contextmanager
+    def files_kept(self, names: Iterable[str]) -> Iterator[None]:
+        """The stored containers of these file names stay on disk while the block runs (worker processes open them by
+        path), even when a commit meanwhile replaces their segments."""
+        store = self._store
+        idents = {name.split("-", 1)[0] for name in names}
+        if store is None or not store.writable:
+            yield
+            return
+        store.keep(idents)
+        try:
+            yield
+        finally:
+            store.unkeep(idents)
 
     def release(self, target: SegmentTarget | None) -> None:
         """Give back a reserved id whose segment was not adopted (its files become garbage)."""

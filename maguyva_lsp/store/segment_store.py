@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 import threading
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -74,6 +75,8 @@ class SegmentStore:
         self._lock = ExclusiveLock(folder / LOCK_NAME)
         self._ids = threading.Lock()
         self._pending: set[str] = set()  # ids handed out and not yet committed: their files are not garbage
+        # ids whose files worker processes are reading (by path), kept on disk while the manifest stops naming them
+        self._kept: Counter[str] = Counter()
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -210,6 +213,18 @@ class SegmentStore:
         with self._ids:
             self._pending.difference_update(idents)
 
+    def keep(self, idents: Iterable[str]) -> None:
+        """Spare these ids' files from garbage collection until `unkeep` (a worker opens them by path later, even if a
+        commit meanwhile replaced their segment: a merge adopted while a cold build's embedding jobs run)."""
+        with self._ids:
+            self._kept.update(idents)
+
+    def unkeep(self, idents: Iterable[str]) -> None:
+        """End a `keep` (the files become garbage at the next commit once no manifest names them)."""
+        with self._ids:
+            self._kept.subtract(idents)
+            self._kept = +self._kept  # drop the ids no longer kept
+
     def collect_garbage(self) -> int:
         """Delete the data files that the current manifest does not name and no pending write owns (writer only).
         A file another process still maps stays readable to it on POSIX; where deletion fails (Windows, a file in
@@ -218,7 +233,7 @@ class SegmentStore:
             return 0
         with self._ids:
             keep = self.manifest.container_names()
-            pending = set(self._pending)
+            pending = {*self._pending, *self._kept}
         deleted = 0
         try:
             entries = list(os.scandir(self.data))

@@ -321,3 +321,24 @@ def test_a_delta_may_replace_the_previous_one(tmp_path: Path) -> None:
     reopened.attach_chain(again)
     assert again.opened == [[1, 2], [3, 4, 5]]
     reopened.close()
+
+
+def test_files_kept_for_workers_outlive_a_merge_adopted_meanwhile(tmp_path: Path) -> None:
+    segments = open_segments(tmp_path)
+    segments.save([analysis("a.py")])
+    segments.save([analysis("b.py")])
+    old = {r.name for s in segments.current.segments for r in s.records.values()}
+    plan = segments.plan_merge(everything=True)
+    target = segments.reserve()
+    assert plan is not None and target is not None and segments.data_dir is not None
+    with segments.files_kept(old):  # as the embedding jobs of a cold build read them, the merge lands
+        built = merge_segments(segments.data_dir, segments.merge_sources(plan), (), target)
+        assert segments.adopt_merge(plan, built)
+        segments.save([analysis("c.py")])  # a later commit spares them too
+        assert old <= {p.name for p in (tmp_path / DATA_DIR).iterdir()}
+    segments.save([analysis("d.py")])
+    names = {p.name for p in (tmp_path / DATA_DIR).iterdir()}
+    assert not old & names
+    manifest = read_manifest(tmp_path)
+    assert manifest is not None and names == manifest.container_names()
+    segments.close()
