@@ -323,6 +323,12 @@ class CoreColumns:
         """A file's UTF-8 for exact search: through the process-wide cache of decoded files (text_column.py)."""
         return self._text.cached(local)
 
+    def search_derived(
+        self, local: int, kind: int, make: Callable[[bytes], bytes | npt.NDArray[np.uint32]]
+    ) -> bytes | npt.NDArray[np.uint32]:
+        """What exact search derives from a file's UTF-8 (`make`), in the same cache (TextColumn.cached_derived)."""
+        return self._text.cached_derived(local, kind, make)
+
     def search_line_starts(self, local: int) -> npt.NDArray[np.uint32]:
         """A file's line starts for exact search's hits, through the same cache."""
         return self._text.cached_line_starts(local)

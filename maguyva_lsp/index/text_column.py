@@ -18,7 +18,7 @@ import itertools
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -86,8 +86,9 @@ def line_starts(data: bytes) -> U32:
     return starts
 
 
-# What the cache keeps of a file (the third part of its key).
-TEXT, LINE_STARTS = 0, 1
+# What the cache keeps of a file (the third part of its key): its text, its line starts, and what exact search derives
+# from the text for case-insensitive literals (text_views.py: the lower-cased copy, the folded copy's trigrams).
+TEXT, LINE_STARTS, LOWERED, FOLDED_TRIGRAMS = 0, 1, 2, 3
 _Key = tuple[int, int, int]  # (column token, local id, TEXT or LINE_STARTS)
 
 
@@ -183,6 +184,16 @@ class TextColumn:
             data = self.read(local)
             CACHE.put(key, data)
         return data
+
+    def cached_derived(self, local: int, kind: int, make: Callable[[bytes], bytes | U32]) -> bytes | U32:
+        """`make` of the file's cached bytes, kept in the cache under `kind` (LOWERED, FOLDED_TRIGRAMS): made once
+        for the files a rare literal ignoring case reads query after query."""
+        key = (self._token, local, kind)
+        found = CACHE.get(key)
+        if found is None:
+            found = make(self.cached(local))
+            CACHE.put(key, found)
+        return found
 
     def cached_line_starts(self, local: int) -> U32:
         """`line_starts` of the file, through the cache (made for the files whose hits are shown: a rare literal's

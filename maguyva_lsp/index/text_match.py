@@ -226,6 +226,25 @@ class LiteralMatcher:
         # needle ignoring case in a folding file: counted in its folded copy, listed by the regex over decoded text.
         return self.case_sensitive or self._ascii_folded is None or not self._folds(view)
 
+    @property
+    def overlaps_itself(self) -> bool:
+        """Whether two occurrences ignoring case can overlap (the lower-cased needle begins as it ends: `aa`, `abab`).
+        When they cannot, a file's non-overlapping count is the number of places it occurs at, so an equal count
+        ignoring case and exactly means the same places."""
+        n = self._lowered
+        return any(n[:k] == n[-k:] for k in range(1, len(n)))
+
+    def total_ignoring_case(self, views: list[FileView], stop: int) -> int:
+        """Matches ignoring case in the files, counted as `count` does (a file that folds onto the needle's letters in
+        its folded copy, any other in its lower-cased copy, kept in the text cache), until the total passes `stop`."""
+        total = 0
+        for view in views:
+            haystack = view.folded() if self._folds(view) else view.lowered_kept()
+            total += haystack.count(self._lowered)
+            if total > stop:
+                break
+        return total
+
     def _folds(self, view: FileView) -> bool:
         """Whether the file holds a character that folds onto one of the needle's letters (bytes lower-casing is not
         enough then)."""

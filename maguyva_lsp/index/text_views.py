@@ -15,9 +15,11 @@ import string
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import unique
 from maguyva_lsp.index.analysis_columns import PATH_CLASSES, CoreColumns
+from maguyva_lsp.index.text_column import FOLDED_TRIGRAMS, LOWERED
 from maguyva_lsp.index.text_part import TEXT_PART
-from maguyva_lsp.index.trigram import ASCII_FOLDING_CHARS, TrigramIndex
+from maguyva_lsp.index.trigram import ASCII_FOLDING_CHARS, TrigramIndex, trigram_codes
 from maguyva_lsp.model import PathClass
 from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS
 
@@ -44,6 +46,22 @@ ONTO_ASCII: tuple[tuple[bytes, bytes], ...] = tuple(
 
 def decode(data: bytes) -> str:
     return data.decode(ENCODING, ENCODING_ERRORS)
+
+
+def fold_onto_ascii(data: bytes) -> bytes:
+    """The bytes with the characters that fold onto ASCII letters put in their place, ASCII lower-cased: a
+    case-insensitive ASCII needle occurs in them as often as Python's re.IGNORECASE finds it in the text."""
+    for encoded, letter in ONTO_ASCII:  # (UTF-8 cannot hold one character's bytes inside another's)
+        data = data.replace(encoded, letter)
+    return data.lower()
+
+
+def _lowered(data: bytes) -> bytes:
+    return data.lower()
+
+
+def _folded_trigrams(data: bytes) -> npt.NDArray[np.uint32]:
+    return unique(trigram_codes(fold_onto_ascii(data)))
 
 
 class ChunkSymbols:
@@ -150,6 +168,15 @@ class FileView:
             self._lowered = self.data().lower()
         return self._lowered
 
+    def lowered_kept(self) -> bytes:
+        """`lowered`, kept in the process-wide cache beside the text (a rare literal ignoring case lower-cases the
+        same few files query after query; a scan of many files asks `lowered`, which is not kept)."""
+        if self._lowered is None:
+            kept = self.core.search_derived(self.local, LOWERED, _lowered)
+            assert isinstance(kept, bytes)
+            self._lowered = kept
+        return self._lowered
+
     def folded(self) -> bytes:
         """The file's bytes with its characters that fold onto ASCII letters put in their place and ASCII lower-cased:
         a case-insensitive ASCII needle occurs in it as often as Python's re.IGNORECASE finds it in the text (offsets
@@ -157,10 +184,7 @@ class FileView:
         shared = self.shared
         done = None if shared is None else shared.get(self.doc_id)
         if done is None:
-            done = self.data()
-            for encoded, letter in ONTO_ASCII:  # (UTF-8 cannot hold one character's bytes inside another's)
-                done = done.replace(encoded, letter)
-            done = done.lower()
+            done = fold_onto_ascii(self.data())
             if shared is not None:
                 shared[self.doc_id] = done
         return done
@@ -284,6 +308,36 @@ def _reading_order(
     later = np.ones(classes.size, dtype=bool)
     later[first] = False
     return np.concatenate((first, order[later[order]]))
+
+
+def _holds_all(held: npt.NDArray[np.uint32], needed: npt.NDArray[np.uint32]) -> bool:
+    """Whether a sorted array holds every value of another."""
+    places = np.searchsorted(held, needed)
+    return bool(np.all(places < held.size)) and bool(np.array_equal(held[places], needed))
+
+
+def with_folding_holding(
+    index: TrigramIndex, ids: npt.NDArray[np.uint32], trigrams: frozenset[int]
+) -> npt.NDArray[np.uint32]:
+    """Sorted global ids with the live files that fold onto ASCII letters added, as `TrigramIndex.with_folding`, but
+    only those whose folded copy (`fold_onto_ascii`) holds every one of `trigrams`: a file without one of them cannot
+    hold a case-insensitive ASCII literal that has it. The index holds trigrams of lower-cased bytes, so each such file
+    is a candidate of every search ignoring case; its folded copy's trigrams are made once (kept in the text cache)."""
+    needed = np.array(sorted(trigrams), dtype=np.uint32)
+    extra: list[int] = []
+    for base, segment in zip(index.bases.tolist(), index.segments, strict=True):
+        folding = segment.part(TEXT_PART).trigrams.folding
+        if not folding.size:
+            continue
+        core = segment.core
+        for local in folding[segment.alive[folding]].tolist():
+            held = core.search_derived(local, FOLDED_TRIGRAMS, _folded_trigrams)
+            assert isinstance(held, np.ndarray)
+            if _holds_all(held, needed):
+                extra.append(base + local)
+    if not extra:
+        return ids
+    return np.union1d(ids, np.array(extra, dtype=np.uint32)).astype(np.uint32)
 
 
 def candidate_views(

@@ -36,7 +36,7 @@ from maguyva_lsp.index.text_part import TEXT_PART, TextPart
 from maguyva_lsp.index.text_postings import U32
 from maguyva_lsp.index.text_regex import plan_regex
 from maguyva_lsp.index.text_results import TextMatches, run_matcher
-from maguyva_lsp.index.text_views import PathRanks, candidate_views
+from maguyva_lsp.index.text_views import PathRanks, candidate_views, with_folding_holding
 from maguyva_lsp.index.trigram import TRIGRAM_LEN, TrigramIndex, TrigramQuery, all_of, string_trigrams, utf8
 from maguyva_lsp.model import (
     ChangeBatch,
@@ -306,6 +306,10 @@ class TextRetriever:
                 files_unread=others.unread,
             )
             return self._with_note(list(exact.hits), others if others.note else exact, counts)
+        if _other_casings_absent(text, exact, state, shared):
+            # The case-insensitive pass would find the same matches at the same places: it would make no hit (they are
+            # all shown) and count what the exact case counted. Its answer without it.
+            return self._with_note(list(exact.hits), exact, exact.counts)
         # The exact case's matches keep their places in the case-insensitive ranking, but are not made hits again.
         loose = self._literal(
             text, case_sensitive=False, limit=limit, shown=exact.starts, state=state, candidates=shared
@@ -483,6 +487,23 @@ def _ascii_candidates(text: str, state: _Snapshot) -> _Candidates | None:
     if not text or len(text) > MAX_PATTERN_CHARS or not text.isascii():
         return None
     return (state.trigrams.candidates(all_of(string_trigrams(text, ignore_case=False)), ignore_case=False),)
+
+
+def _other_casings_absent(text: str, exact: TextMatches, state: _Snapshot, candidates: _Candidates | None) -> bool:
+    """Whether matching an ASCII literal regardless of case finds exactly the matches the exact case found, when these
+    were all shown (fewer than the limit, counted completely): every candidate ignoring case holds as many matches
+    as the exact case found there, for a needle whose occurrences cannot overlap (then the same count is the same
+    places). Costs one count per candidate in its lower-cased copy, instead of the whole second pass; of the files
+    that fold onto ASCII letters (candidates of every search ignoring case) only those whose folded copy holds the
+    literal's trigrams are counted, the others cannot hold it."""
+    if candidates is None or candidates[0] is None or not exact.complete or exact.counts.truncated:
+        return False
+    matcher = LiteralMatcher(text, case_sensitive=False)
+    if matcher.overlaps_itself:
+        return False
+    ids = with_folding_holding(state.trigrams, candidates[0], all_of(string_trigrams(text, ignore_case=True)).trigrams)
+    views = candidate_views(state.trigrams, ids, state.paths)
+    return matcher.total_ignoring_case(views, exact.total_matches) == exact.total_matches
 
 
 def _has_case(text: str) -> bool:
