@@ -19,6 +19,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from importlib import resources
+from operator import attrgetter
+from typing import TypeAlias
 
 from tree_sitter import Node, Query, QueryCursor
 
@@ -41,6 +43,7 @@ _CALL_RE = re.compile(r"\A([A-Za-z_$][\w$]*)\(.*\)\Z", re.DOTALL)
 # A receiver without brackets or `::`/`->` separators, whose parts are its dot-separated names.
 _PLAIN_RECEIVER_RE = re.compile(r"[^()\[\]{}:\-]*")
 _QUOTES = "\"'`"
+_BYTE_RANGE = attrgetter("byte_range")  # one call into the binding for both ends of a node
 # Role priority when one node is captured by several patterns: an import beats a base class beats a call beats a use.
 PRIORITY: dict[ReferenceKind, int] = {"import": 4, "inherit": 3, "call": 2, "reference": 1}
 _PRIMARY: dict[str, ReferenceKind] = {
@@ -53,6 +56,8 @@ _PRIMARY: dict[str, ReferenceKind] = {
     "call": "call",
     "reference": "reference",
 }
+# A bare use (no receiver, module, alias or subject; weight 1): its kind alone.
+Plain: TypeAlias = ReferenceKind
 SCOPE_FUNCTION = "function"
 SCOPE_CLASS = "class"  # a class body: its bindings are invisible to the functions nested in it (Python)
 SCOPE_MODULE = "module"
@@ -60,10 +65,9 @@ SCOPE_MODULE = "module"
 
 @dataclass(slots=True)
 class Candidate:
-    """A use of a name as one pattern saw it, before filtering."""
+    """A use of a name as one pattern saw it, before filtering (a match's: a bare use is just its kind, `Plain`)."""
 
     kind: ReferenceKind
-    node: Node
     name: str
     start: int  # the node's byte range, read once (a node attribute is a call into the binding)
     end: int
@@ -100,12 +104,16 @@ class TypedName:
 class Collected:
     """One file's captures, sorted by what they mean."""
 
-    candidates: dict[tuple[int, int], Candidate]
+    # Each captured node's best use by byte range, in the order the nodes were first offered (the order of uses that
+    # start at the same byte). A bare use from a single-capture pattern (most of a file's: `(identifier) @reference`)
+    # is only its kind: its name is read from the source when it is kept, and it has no receiver, module or alias.
+    candidates: dict[tuple[int, int], Candidate | Plain]
     excluded: set[tuple[int, int]]  # nodes that are never a use (skip, bindings)
     skip_ranges: list[tuple[int, int]]
     scopes: list[Scope]
     bindings: list[tuple[int, str]]  # (start byte, name)
     self_names: list[tuple[int, int, str]]  # (scope start, scope end, receiver variable)
+    text: TextReader
     typed: list[TypedName] = field(default_factory=list)
     member_bindings: list[tuple[int, str]] = field(default_factory=list)  # `self.x = ...`: (start byte, x)
 
@@ -117,12 +125,14 @@ class _Role:
     kind: ReferenceKind = "reference"  # the primary capture's kind (unread without one)
     receiver: str = ""  # the names of the primary's receiver and subject captures, spelled once (read per match)
     subject: str = ""
+    strength: tuple[int, int] = (0, 0)  # (priority, weight): what a candidate on the same node must beat
 
     @staticmethod
     def of(primary: str | None, weight: int) -> _Role:
         if primary is None:
             return _Role(None, weight)
-        return _Role(primary, weight, _PRIMARY[primary], f"{primary}.receiver", f"{primary}.subject")
+        kind = _PRIMARY[primary]
+        return _Role(primary, weight, kind, f"{primary}.receiver", f"{primary}.subject", (PRIORITY[kind], weight))
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,8 +229,8 @@ def collect(language: str, root: Node, source: bytes) -> Collected | None:
     plan = _plan(language)
     if plan is None:
         return None
-    out = Collected({}, set(), [], [], [], [])
-    text = _TextReader(source)
+    text = TextReader(source)
+    out = Collected({}, set(), [], [], [], [], text)
     if plan.simple is not None:
         captured = QueryCursor(plan.simple).captures(root)
         # Marks first (scopes, bindings, skips), so that uses of marked nodes need no candidate at all.
@@ -240,7 +250,7 @@ def collect(language: str, root: Node, source: bytes) -> Collected | None:
     return out
 
 
-class _TextReader:
+class TextReader:
     """The text of byte ranges of one source: slices of the decoded text when it is ASCII (byte offsets are then
     character offsets), else decoded slices of the bytes."""
 
@@ -259,7 +269,7 @@ class _TextReader:
         return self(*node.byte_range)
 
 
-def _take_mark(capture: str, nodes: list[Node], text: _TextReader, out: Collected) -> None:
+def _take_mark(capture: str, nodes: list[Node], text: TextReader, out: Collected) -> None:
     if capture in ("local.scope", "local.scope.class"):
         kind = SCOPE_FUNCTION if capture == "local.scope" else SCOPE_CLASS
         out.scopes.extend(Scope(n.start_byte, n.end_byte, kind) for n in nodes)
@@ -278,30 +288,33 @@ def _take_mark(capture: str, nodes: list[Node], text: _TextReader, out: Collecte
         out.skip_ranges.extend(n.byte_range for n in nodes)
 
 
-def _take_uses(capture: str, nodes: list[Node], text: _TextReader, out: Collected) -> None:
-    """The single-capture uses (`(identifier) @reference` is most of a file's captures: kept lean)."""
+def _take_uses(capture: str, nodes: list[Node], text: TextReader, out: Collected) -> None:
+    """The single-capture uses (`(identifier) @reference` is most of a file's captures: kept lean, as byte ranges
+    with their kind; the names are read for the uses kept, `references.extract_references`)."""
     kind = _PRIMARY[capture]
     if kind == "import":
         for node in nodes:
             _offer(out, _import_candidate(capture, node, {capture: [node]}, text, 1))
         return
     candidates = out.candidates
-    get = candidates.get
     excluded = out.excluded
+    if kind == "reference":  # the weakest role at the weakest weight: it only takes nodes no other use holds
+        setdefault = candidates.setdefault
+        for key in map(_BYTE_RANGE, nodes):
+            if key not in excluded:
+                setdefault(key, kind)
+        return
+    get = candidates.get
     priority = PRIORITY[kind]
-    ascii_text = text.ascii
-    for node in nodes:
-        key = node.byte_range
+    for key in map(_BYTE_RANGE, nodes):
         if key in excluded:
             continue
-        previous = get(key)
-        if previous is None or priority > PRIORITY[previous.kind]:
-            start, end = key
-            name = ascii_text[start:end] if ascii_text is not None else text(start, end)
-            candidates[key] = Candidate(kind, node, name, start, end, None, None, None, None, 1)
+        previous = get(key)  # single-capture uses come first: a previous one is bare, or an import (weight 1 too)
+        if previous is None or priority > PRIORITY[previous if isinstance(previous, str) else previous.kind]:
+            candidates[key] = kind
 
 
-def _take_match(role: _Role, captures: dict[str, list[Node]], text: _TextReader, out: Collected) -> None:
+def _take_match(role: _Role, captures: dict[str, list[Node]], text: TextReader, out: Collected) -> None:
     primary = role.primary
     if primary is None:
         if "local.self" in captures and "local.self.scope" in captures:
@@ -321,14 +334,13 @@ def _take_match(role: _Role, captures: dict[str, list[Node]], text: _TextReader,
     if key in out.excluded:
         return  # never a use, whatever the pattern (only imports are kept on such nodes)
     previous = out.candidates.get(key)
-    if previous is not None and (PRIORITY[kind], role.weight) <= (PRIORITY[previous.kind], previous.weight):
+    if previous is not None and role.strength <= _strength(previous):
         return
     receiver = captures.get(role.receiver)
     subject = captures.get(role.subject)
     start, end = key
     out.candidates[key] = Candidate(
         kind,
-        node,
         text(start, end),
         start,
         end,
@@ -340,7 +352,7 @@ def _take_match(role: _Role, captures: dict[str, list[Node]], text: _TextReader,
     )
 
 
-def _take_type(captures: dict[str, list[Node]], text: _TextReader, out: Collected) -> None:
+def _take_type(captures: dict[str, list[Node]], text: TextReader, out: Collected) -> None:
     names = captures.get("type.binding") or captures.get("type.member")
     types = captures.get("type.annotation") or captures.get("type.call")
     if not names or not types:
@@ -400,12 +412,19 @@ def _offer(out: Collected, candidate: Candidate) -> None:
     """Keep the candidate unless the same node already holds a stronger role (or an equal one with more context)."""
     key = (candidate.start, candidate.end)
     previous = out.candidates.get(key)
-    if previous is None or (PRIORITY[candidate.kind], candidate.weight) > (PRIORITY[previous.kind], previous.weight):
+    if previous is None or (PRIORITY[candidate.kind], candidate.weight) > _strength(previous):
         out.candidates[key] = candidate
 
 
+def _strength(candidate: Candidate | Plain) -> tuple[int, int]:
+    """(priority, weight) of a node's current use: a bare one has weight 1."""
+    if isinstance(candidate, str):
+        return PRIORITY[candidate], 1
+    return PRIORITY[candidate.kind], candidate.weight
+
+
 def _import_candidate(
-    capture: str, node: Node, captures: dict[str, list[Node]], read: _TextReader, weight: int
+    capture: str, node: Node, captures: dict[str, list[Node]], read: TextReader, weight: int
 ) -> Candidate:
     alias_nodes = captures.get("import.alias")
     alias = read.node(alias_nodes[0]) if alias_nodes else None
@@ -413,7 +432,7 @@ def _import_candidate(
     text = read(start, end).strip(_QUOTES)
 
     def candidate(name: str, module: str | None = None, alias: str | None = None) -> Candidate:
-        return Candidate("import", node, name, start, end, module=module, alias=alias, weight=weight)
+        return Candidate("import", name, start, end, module=module, alias=alias, weight=weight)
 
     if capture == "import.default":
         return candidate("default", module=_from_text(captures, read), alias=text)
@@ -434,12 +453,12 @@ def _import_candidate(
     return candidate(name, module=module, alias=alias)
 
 
-def _from_text(captures: dict[str, list[Node]], read: _TextReader) -> str | None:
+def _from_text(captures: dict[str, list[Node]], read: TextReader) -> str | None:
     nodes = captures.get("import.from")
     return read.node(nodes[0]).strip(_QUOTES) if nodes else None
 
 
-def _receiver_text(node: Node, read: _TextReader) -> str:
+def _receiver_text(node: Node, read: TextReader) -> str:
     text = read.node(node)
     # Every character `\s` matches but the space is unprintable, so most receivers (`self`, `os.path`) skip the regex.
     if " " in text or not text.isprintable():

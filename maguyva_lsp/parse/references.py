@@ -13,12 +13,15 @@ or `Maildir().x` (a resolver still has to find that the callee is a class). Unqu
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
 from tree_sitter import Tree
 
-from maguyva_lsp.model import Definition, Reference, Span
+from maguyva_lsp.model import Definition, Reference, ReferenceKind, Span
 from maguyva_lsp.parse.positions import LineIndex
 from maguyva_lsp.parse.ref_query import (
     SCOPE_CLASS,
@@ -26,7 +29,9 @@ from maguyva_lsp.parse.ref_query import (
     SCOPE_MODULE,
     Candidate,
     Collected,
+    Plain,
     Scope,
+    TextReader,
     TypedName,
     collect,
     has_reference_query,
@@ -40,7 +45,8 @@ _IDENTIFIER_RE = re.compile(r"[A-Za-z_$][\w$]*\Z")
 _SELF_RECEIVERS = frozenset({"self", "this"})
 # Kinds of unqualified use that a local binding hides.
 _LOCAL_KINDS = frozenset({"call", "reference"})
-_END = 1 << 62  # past any byte offset
+_COLUMN_BITS = 32  # a (line, column) pair as one integer: line << 32 | column (no line of a file is 4 GB)
+I64 = npt.NDArray[np.int64]
 # Languages where a bare field name in a method means the object's field (`box.next()` is `this.box.next()`).
 IMPLICIT_MEMBER_LANGUAGES = frozenset({"java", "csharp", "kotlin", "scala", "cpp", "swift", "dart"})
 
@@ -55,124 +61,229 @@ def extract_references(
     lines: LineIndex | None = None,
 ) -> list[Reference]:
     """Every call, import, base class and other use of a name in one file, in source order, each with the
-    qualified name of its innermost enclosing definition. Empty for grammars without a references query."""
+    qualified name of its innermost enclosing definition. Empty for grammars without a references query.
+
+    Most candidates are bare uses (`(identifier) @reference`: ~1.5M on the stdlib), so they stay byte ranges until
+    the filters have run: the skipped subtrees, the innermost scope of each and the positions are found with arrays
+    over all of them, and a name is read only for a use that reaches the local-binding test."""
     collected = collect(language, tree.root_node, source)
-    if collected is None:
+    if collected is None or not collected.candidates:
         return []
     index = lines if lines is not None else LineIndex(source)
-    kept = _uses(collected)
-    kept.sort(key=_start_byte)
-    _apply_self_names(kept, collected.self_names)
-    implicit = language in IMPLICIT_MEMBER_LANGUAGES
-    kept = _resolve_locals(kept, collected, _file_level_names(definitions, kept), implicit)
-    definition_names = {_corners(d.name_span) for d in definitions}
-    if index.ascii:  # byte columns are the columns: a node's two points are its position (one tuple, no decode)
-        pairs = [(c, p) for c in kept if (p := c.node.start_point + c.node.end_point) not in definition_names]
-    else:
-        pairs = [(c, p) for c in kept if (p := index.position(c.node)) not in definition_names]
-    enclosing = _enclosing_names([p for _, p in pairs], definitions)
+    keys = list(collected.candidates)  # (start, end) byte ranges, in the order the nodes were first offered
+    values = list(collected.candidates.values())
+    ranges = np.array(keys, dtype=np.int64).reshape(-1, 2)
+    kept = _uses(ranges[:, 0], values, collected.skip_ranges)
+    _apply_self_names(values, kept, collected.self_names)
+    scopes = _ScopeTree(collected.scopes)
+    module = _assign_bindings(collected, scopes)
+    file_names = _file_level_names(definitions, values)
+    uses = _resolve_locals(
+        kept.tolist(),
+        scopes.owners(ranges[kept, 0]).tolist(),
+        keys,
+        values,
+        text=collected.text,
+        scopes=scopes,
+        module=module,
+        file_names=file_names,
+        implicit_members=language in IMPLICIT_MEMBER_LANGUAGES,
+    )
+    rows = np.array(uses.rows, dtype=np.int64)
+    columns = index.positions(ranges[rows, 0], ranges[rows, 1])
+    chosen = _off_definition_names(columns, definitions)
+    start_lines, start_cols, end_lines, end_cols = (c[chosen].tolist() for c in columns)
+    picked = chosen.tolist()
+    enclosing = _enclosing_names(start_lines, start_cols, definitions)
+    names, kinds, found = uses.names, uses.kinds, uses.candidates
+    out: list[Reference] = []
+    append = out.append
     # Positional arguments, in the fields' order: this builds a file's every reference (635k on the stdlib).
-    return [
-        Reference(
-            c.name,
-            c.kind,
-            path,
-            Span(*position),
-            _subject_name(c.subject, definitions) if c.subject else outer,
-            c.receiver,
-            c.module,
-            c.alias,
-        )
-        for (c, position), outer in zip(pairs, enclosing, strict=True)
-    ]
+    for j, sl, sc, el, ec, outer in zip(picked, start_lines, start_cols, end_lines, end_cols, enclosing, strict=True):
+        c = found[j]
+        if c is None:
+            append(Reference(names[j], kinds[j], path, Span(sl, sc, el, ec), outer))
+        else:
+            subject = c.subject
+            enclosing_name = _subject_name(subject, definitions) if subject else outer
+            append(Reference(c.name, c.kind, path, Span(sl, sc, el, ec), enclosing_name, c.receiver, c.module, c.alias))
+    return out
 
 
-def _uses(collected: Collected) -> list[Candidate]:
-    """The candidates that are uses: imports, and the others outside skipped subtrees (import statements). Nodes
-    marked as never a use got no candidate unless an import (`ref_query.collect`)."""
-    ranges = collected.skip_ranges
-    if not ranges:
-        return list(collected.candidates.values())
+def _uses(starts: I64, values: Sequence[Candidate | Plain], skip_ranges: list[tuple[int, int]]) -> I64:
+    """The indices of the candidates that are uses, by start byte (ties: in the order the nodes were first offered):
+    imports, and the others outside skipped subtrees (import statements). Nodes marked as never a use got no
+    candidate unless an import (`ref_query.collect`)."""
+    order = np.argsort(starts, kind="stable")
+    if not skip_ranges:
+        return order
     # Skipped subtrees (import statements) do not nest, so the one starting last before a position decides.
-    starts = [start for start, _ in ranges]
-    kept: list[Candidate] = []
-    for c in collected.candidates.values():
-        if c.kind != "import":
-            i = bisect_right(starts, c.start)
-            if i and c.start < ranges[i - 1][1]:
-                continue
-        kept.append(c)
+    skips = np.array(skip_ranges, dtype=np.int64).reshape(-1, 2)
+    after = np.searchsorted(skips[:, 0], starts, side="right")
+    inside = (after > 0) & (starts < skips[np.maximum(after - 1, 0), 1])
+    for i in np.flatnonzero(inside).tolist():
+        value = values[i]
+        if not isinstance(value, str) and value.kind == "import":
+            inside[i] = False
+    kept: I64 = order[~inside[order]]
     return kept
 
 
-def _start_byte(candidate: Candidate) -> int:
-    return candidate.start
+@dataclass(slots=True)
+class _Uses:
+    """The uses kept, in source order: each one's candidate row, name and kind, and its Candidate (None: bare)."""
+
+    rows: list[int]
+    names: list[str]
+    kinds: list[ReferenceKind]
+    candidates: list[Candidate | None]
 
 
-def _file_level_names(definitions: Sequence[Definition], candidates: Iterable[Candidate]) -> set[str]:
+def _file_level_names(definitions: Sequence[Definition], candidates: Iterable[Candidate | Plain]) -> set[str]:
     """Names a file defines at top level or imports: a module-level assignment does not hide them."""
     names = {d.name for d in definitions if d.parent is None}
     for c in candidates:
-        if c.kind == "import":
+        if not isinstance(c, str) and c.kind == "import":
             names.add(c.alias or c.name.split(".")[0])
     return names
 
 
 def _resolve_locals(
-    candidates: list[Candidate], collected: Collected, file_names: set[str], implicit_members: bool
-) -> list[Candidate]:
+    kept: list[int],
+    owners: list[int],
+    keys: list[tuple[int, int]],
+    values: list[Candidate | Plain],
+    *,
+    text: TextReader,
+    scopes: _ScopeTree,
+    module: Scope,
+    file_names: set[str],
+    implicit_members: bool,
+) -> _Uses:
     """Remove unqualified uses of names bound in an enclosing local scope, or bound only by a module-level
     assignment (a variable, not a definition the graph could point at); report a receiver variable whose type is
-    evident as an instance of that type (`box.add()` after `box = Maildir(p)` → receiver `Maildir()`)."""
-    module = _assign_bindings(collected)
+    evident as an instance of that type (`box.add()` after `box = Maildir(p)` → receiver `Maildir()`).
+    `owners`: the innermost scope of each kept candidate (-1: none)."""
     module_only = {n for n in module.bindings if n not in file_names}  # bound only by module-level assignments
-    kept: list[Candidate] = []
-    stack: list[Scope] = []
-    scopes = collected.scopes
-    i = 0
-    # The sweep's next edge: where the next scope opens, or the innermost open one ends (a use before both needs no
-    # `_advance`; one candidate in a few crosses an edge).
-    edge = scopes[0].start if scopes else _END
-    for c in candidates:
-        position = c.start
-        if position >= edge:
-            i = _advance(stack, scopes, i, position)
-            edge = min(scopes[i].start if i < len(scopes) else _END, stack[-1].end if stack else _END)
-        receiver = c.receiver
+    visible = scopes.visible_names()
+    typed: dict[tuple[int, str], str | None] = {}  # (innermost scope, receiver) → its evident type, per file
+    out = _Uses([], [], [], [])
+    rows, names, kinds, candidates = out.rows, out.names, out.kinds, out.candidates
+    ascii_text = text.ascii
+    for i, owner in zip(kept, owners, strict=True):
+        value = values[i]
+        if isinstance(value, str):  # a bare use: no receiver
+            start, end = keys[i]
+            name = ascii_text[start:end] if ascii_text is not None else text(start, end)
+            if value in _LOCAL_KINDS and (name in module_only or name in visible[owner + 1]):
+                continue
+            rows.append(i)
+            names.append(name)
+            kinds.append(value)
+            candidates.append(None)
+            continue
+        receiver = value.receiver
         if receiver is not None:
             if receiver not in _SELF_RECEIVERS:  # a bare `self` has no evident type to report
-                c.receiver = _typed_receiver(receiver, stack, module, implicit_members) or receiver
-        elif c.kind in _LOCAL_KINDS:
-            name = c.name
-            if stack and _binding_scope(name, stack, None) is not None:
-                continue
-            if name in module_only:
-                continue
-        kept.append(c)
-    return kept
+                key = (owner, receiver)
+                if key in typed:
+                    found = typed[key]
+                else:
+                    found = typed[key] = _typed_receiver(receiver, scopes.chain(owner), module, implicit_members)
+                value.receiver = found or receiver
+        elif value.kind in _LOCAL_KINDS and (value.name in module_only or value.name in visible[owner + 1]):
+            continue
+        rows.append(i)
+        names.append(value.name)
+        kinds.append(value.kind)
+        candidates.append(value)
+    return out
 
 
-def _assign_bindings(collected: Collected) -> Scope:
+class _ScopeTree:
+    """A file's scopes (sorted by start, outer first) as a tree: the innermost scope around any byte, the scopes
+    around it, and the names bound in them that a use there sees."""
+
+    __slots__ = ("_bounds", "_chains", "_owners", "classes", "parents", "scopes")
+
+    def __init__(self, scopes: list[Scope]) -> None:
+        self.scopes = scopes
+        self.parents: list[int] = []
+        self.classes: list[int] = []  # the nearest class scope around each scope (itself included), or -1
+        # The innermost scope is constant between consecutive bounds: `_owners[k]` holds from `_bounds[k]` on (a
+        # scope holds its start byte and not its end byte, as the sweep's `_advance` has it).
+        bounds, owners = [0], [-1]
+        stack: list[int] = []
+        for i, scope in enumerate(scopes):
+            while stack and scopes[stack[-1]].end <= scope.start:
+                bounds.append(scopes[stack.pop()].end)
+                owners.append(stack[-1] if stack else -1)
+            parent = stack[-1] if stack else -1
+            self.parents.append(parent)
+            self.classes.append(i if scope.kind == SCOPE_CLASS else (self.classes[parent] if parent >= 0 else -1))
+            stack.append(i)
+            bounds.append(scope.start)
+            owners.append(i)
+        while stack:
+            bounds.append(scopes[stack.pop()].end)
+            owners.append(stack[-1] if stack else -1)
+        self._bounds = np.array(bounds, dtype=np.int64)
+        self._owners = np.array(owners, dtype=np.int64)
+        self._chains: dict[int, list[Scope]] = {-1: []}
+
+    def owners(self, positions: I64) -> I64:
+        """The innermost scope around each byte position (-1: none)."""
+        return self._owners[np.searchsorted(self._bounds, positions, side="right") - 1]
+
+    def chain(self, owner: int) -> list[Scope]:
+        """The scopes around a position whose innermost scope is `owner`, outermost first (the sweep's stack)."""
+        chain = self._chains.get(owner)
+        if chain is None:
+            chain = self._chains[owner] = [*self.chain(self.parents[owner]), self.scopes[owner]]
+        return chain
+
+    def visible_names(self) -> list[AbstractSet[str]]:
+        """For each scope (index + 1; index 0: outside every scope), the names bound in the scopes around it that a
+        use there sees: `_binding_scope` finds a scope for exactly these (a class body is invisible from the
+        functions inside it)."""
+        scopes, parents = self.scopes, self.parents
+        empty: frozenset[str] = frozenset()
+        # [passed a function scope on the way out?] → names seen from scope i outward
+        seen: tuple[list[AbstractSet[str]], list[AbstractSet[str]]] = ([], [])
+        for i, scope in enumerate(scopes):  # a parent comes before its children
+            parent = parents[i]
+            for passed in (0, 1):
+                hidden = scope.kind == SCOPE_CLASS and passed
+                outer_passed = 1 if passed or scope.kind == SCOPE_FUNCTION else 0
+                outer = seen[outer_passed][parent] if parent >= 0 else empty
+                own = scope.bindings.keys()
+                seen[passed].append(outer if hidden or not own else outer | own)
+        return [empty, *seen[0]]
+
+
+def _assign_bindings(collected: Collected, tree: _ScopeTree) -> Scope:
     """Put each binding, typed binding and `self.x` assignment into its scope; returns the module's own scope."""
     module = Scope(0, 0, SCOPE_MODULE)
     events: list[tuple[int, int, object]] = [(p, 0, n) for p, n in collected.bindings]
     events += [(t.position, 1, t) for t in collected.typed]
     events += [(p, 2, n) for p, n in collected.member_bindings]
+    if not events:
+        return module
     events.sort(key=lambda e: (e[0], e[1]))
-    stack: list[Scope] = []
-    i = 0
-    for position, what, item in events:
-        i = _advance(stack, collected.scopes, i, position)
-        innermost = stack[-1] if stack else module
+    scopes, classes = collected.scopes, tree.classes
+    owners = tree.owners(np.array([e[0] for e in events], dtype=np.int64)).tolist()
+    for (_, what, item), owner in zip(events, owners, strict=True):
+        innermost = scopes[owner] if owner >= 0 else module
+        nearest_class = scopes[classes[owner]] if owner >= 0 and classes[owner] >= 0 else None
         if what == 0 and isinstance(item, str):
             innermost.bindings[item] += 1
         elif what == 1 and isinstance(item, TypedName):
-            owner = _nearest_class(stack) if item.member else innermost
-            if owner is not None:
-                table = owner.member_types if item.member else owner.types
+            owner_scope = nearest_class if item.member else innermost
+            if owner_scope is not None:
+                table = owner_scope.member_types if item.member else owner_scope.types
                 table.setdefault(item.name, []).append(item)
-        elif isinstance(item, str) and (owner := _nearest_class(stack)) is not None:
-            owner.member_bindings[item] += 1
+        elif isinstance(item, str) and nearest_class is not None:
+            nearest_class.member_bindings[item] += 1
     return module
 
 
@@ -230,31 +341,15 @@ def _evident_type(types: list[TypedName], bound: int) -> str | None:
     return calls[0] if calls and len(set(calls)) == 1 and len(calls) >= bound else None
 
 
-def _advance(stack: list[Scope], scopes: list[Scope], i: int, position: int) -> int:
-    """Move a sweep to `position`: open the scopes that start at or before it, close those that ended."""
-    while i < len(scopes) and scopes[i].start <= position:
-        scope = scopes[i]
-        i += 1
-        while stack and stack[-1].end <= scope.start:
-            stack.pop()
-        if scope.end > position:
-            stack.append(scope)
-    while stack and stack[-1].end <= position:
-        stack.pop()
-    return i
-
-
-def _enclosing_names(positions: list[tuple[int, int, int, int]], definitions: Sequence[Definition]) -> list[str | None]:
-    """The qualified name of the innermost definition around each position (start line and column first; in source
-    order)."""
+def _enclosing_names(lines: list[int], columns: list[int], definitions: Sequence[Definition]) -> list[str | None]:
+    """The qualified name of the innermost definition around each position (line, column; in source order)."""
     ordered = sorted(
         ((_corners(d.span), d.qualified_name) for d in definitions), key=lambda o: (o[0][0], o[0][1], -o[0][2])
     )
     out: list[str | None] = []
     stack: list[tuple[tuple[int, int], str]] = []  # (end, qualified name) of the definitions open at the sweep
     i = 0
-    for sl, sc, _, _ in positions:
-        position = (sl, sc)
+    for position in zip(lines, columns, strict=True):
         while i < len(ordered) and ordered[i][0][:2] <= position:
             (dsl, dsc, del_, dec), name = ordered[i]
             i += 1
@@ -279,17 +374,44 @@ def _subject_name(subject: str, definitions: Sequence[Definition]) -> str:
     return next((d.qualified_name for d in definitions if d.name == subject), subject)
 
 
-def _apply_self_names(candidates: list[Candidate], self_names: list[tuple[int, int, str]]) -> None:
+def _apply_self_names(values: list[Candidate | Plain], kept: I64, self_names: list[tuple[int, int, str]]) -> None:
     """Report a Go method's receiver variable as `self`, so that `s.Close()` in `func (s *S)` resolves like Python."""
     if not self_names:
         return
-    for candidate in candidates:
-        receiver = candidate.receiver
-        if receiver is None:
+    for i in kept.tolist():
+        candidate = values[i]
+        if isinstance(candidate, str) or candidate.receiver is None:
             continue
-        head, dot, rest = receiver.partition(".")
+        head, dot, rest = candidate.receiver.partition(".")
         position = candidate.start
         for start, end, name in self_names:
             if start <= position < end and head == name:
                 candidate.receiver = f"self{dot}{rest}"
                 break
+
+
+def _off_definition_names(columns: tuple[I64, I64, I64, I64], definitions: Sequence[Definition]) -> I64:
+    """The indices of the positions that are not a definition's name (`def f` names `f`; that is no use of it)."""
+    start_lines, start_cols, end_lines, end_cols = columns
+    every = np.arange(len(start_lines), dtype=np.int64)
+    if not definitions:
+        return every
+    names = {_corners(d.name_span) for d in definitions}
+    # Few positions start where a definition's name does: only those are compared whole.
+    starts = np.array([(sl << _COLUMN_BITS) | sc for sl, sc, _, _ in names], dtype=np.int64)
+    maybe = np.flatnonzero(np.isin((start_lines << _COLUMN_BITS) | start_cols, starts))
+    if not maybe.size:
+        return every
+    taken = [
+        j
+        for j, sl, sc, el, ec in zip(
+            maybe.tolist(),
+            start_lines[maybe].tolist(),
+            start_cols[maybe].tolist(),
+            end_lines[maybe].tolist(),
+            end_cols[maybe].tolist(),
+            strict=True,
+        )
+        if (sl, sc, el, ec) in names
+    ]
+    return np.delete(every, taken)
