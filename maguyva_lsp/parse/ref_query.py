@@ -225,7 +225,7 @@ def collect(language: str, root: Node, source: bytes) -> Collected | None:
     """Run a grammar's reference patterns over a tree; None when the grammar has no (usable) query.
 
     Candidates on nodes that are never a use (`@skip`, bindings) are left out as they come, except imports; plain
-    uses inside skipped subtrees are left to the caller (`references._is_use`)."""
+    uses inside skipped subtrees are left to the caller (`references._uses`)."""
     plan = _plan(language)
     if plan is None:
         return None
@@ -333,15 +333,19 @@ def _take_match(role: _Role, captures: dict[str, list[Node]], text: TextReader, 
     key = node.byte_range
     if key in out.excluded:
         return  # never a use, whatever the pattern (only imports are kept on such nodes)
-    previous = out.candidates.get(key)
-    if previous is not None and role.strength <= _strength(previous):
+    candidates = out.candidates
+    previous = candidates.get(key)
+    if previous is not None and role.strength <= (
+        (PRIORITY[previous], 1) if isinstance(previous, str) else (PRIORITY[previous.kind], previous.weight)
+    ):
         return
     receiver = captures.get(role.receiver)
     subject = captures.get(role.subject)
     start, end = key
-    out.candidates[key] = Candidate(
+    ascii_text = text.ascii
+    candidates[key] = Candidate(
         kind,
-        text(start, end),
+        ascii_text[start:end] if ascii_text is not None else text(start, end),
         start,
         end,
         _receiver_text(receiver[0], text) if receiver else None,
@@ -459,7 +463,8 @@ def _from_text(captures: dict[str, list[Node]], read: TextReader) -> str | None:
 
 
 def _receiver_text(node: Node, read: TextReader) -> str:
-    text = read.node(node)
+    start, end = node.byte_range
+    text = read.ascii[start:end] if read.ascii is not None else read(start, end)
     # Every character `\s` matches but the space is unprintable, so most receivers (`self`, `os.path`) skip the regex.
     if " " in text or not text.isprintable():
         text = _WHITESPACE_RE.sub("", text)
