@@ -60,6 +60,20 @@ class Version:
     cwd: Path  # the checkout whose package the python imports
 
 
+def package_checkout(python: str) -> Path:
+    """The checkout whose `maguyva_lsp` an interpreter imports, asked of that interpreter: a venv's python is a
+    symlink to the base interpreter, so the checkout cannot be read off the resolved path (its parents are the
+    pyenv's, and a command run from the wrong folder could import another checkout's package through `-m`)."""
+    where = subprocess.run(
+        [python, "-c", "import maguyva_lsp, pathlib; print(pathlib.Path(maguyva_lsp.__file__).resolve().parents[1])"],
+        cwd="/",  # not this folder: `-c` puts the working folder first on sys.path
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return Path(where.stdout.strip())
+
+
 def run_sampled(command: Sequence[str], cwd: Path) -> tuple[float, int, str]:
     """Wall seconds, peak RSS of the process tree (sampled) and stdout of a command."""
     run = index_speed.run_sampled(command, cwd, sample_seconds=SAMPLE_SECONDS)
@@ -260,8 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prepared.root.rename(base)
     versions = [Version("after", sys.executable, REPO)]
     if args.before_python:
-        python = Path(args.before_python)
-        versions.append(Version("before", str(python), python.resolve().parents[2]))
+        versions.append(Version("before", args.before_python, package_checkout(args.before_python)))
     report: dict[str, Any] = {"machine": {"cores": os.cpu_count(), "load_start": os.getloadavg()[0]}, "scales": {}}
     for scale in (int(s) for s in args.scales.split(",")):
         root = make_corpus(scale, base, workdir)
