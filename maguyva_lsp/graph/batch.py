@@ -19,12 +19,13 @@ from maguyva_lsp.graph.inputs import ReferenceRows
 from maguyva_lsp.graph.model import EDGE_KIND_OF, EDGE_KINDS, RESOLUTIONS
 from maguyva_lsp.graph.records import FileRecord
 from maguyva_lsp.graph.resolve import FileResolver, GraphIndex
-from maguyva_lsp.graph.segment import COLUMNS, SegmentBuilder, encode_dep
+from maguyva_lsp.graph.segment import COLUMNS, SegmentBuilder
 from maguyva_lsp.model import Reference, ReferenceKind, Span
 
 Array = npt.NDArray[Any]
 _EDGE_CODE = {kind: code for code, kind in enumerate(EDGE_KINDS)}
 _RESOLUTION_CODE = {resolution: code for code, resolution in enumerate(RESOLUTIONS)}
+_NO_SPAN = Span(0, 0, 0, 0)
 
 
 def resolve_rows(
@@ -35,51 +36,48 @@ def resolve_rows(
     own uses (only its names, bindings and bases are read). Strings are interned in `builder`'s table."""
     strings = builder.strings
     count = len(rows)
-    pool, kind_names = rows.pool, rows.kind_names
-    # Groups of equal rows, numbered in the order of their first rows (the order the rows would be resolved in).
-    keyed = np.stack(
-        [np.asarray(c, dtype=np.int64).reshape(count) for c in (rows.names, rows.kinds, rows.receivers)]
-        + [np.asarray(c, dtype=np.int64).reshape(count) for c in (rows.enclosing, rows.modules, rows.aliases)],
-        axis=1,
-    )
-    _, first_rows, group_rows = np.unique(keyed, axis=0, return_index=True, return_inverse=True)
-    order = np.argsort(first_rows, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order), dtype=np.int64)
-    group_of = rank[np.asarray(group_rows, dtype=np.int64).reshape(count)]
-    firsts = first_rows[order]
+    pool = rows.pool
+    kinds = [_kind(k) for k in rows.kind_names]
+    # Groups of equal rows, numbered in the order of their first rows (the order the rows would be resolved in): a
+    # dict over the rows' id tuples keeps that order as it numbers them.
+    columns6 = [
+        np.asarray(c).reshape(count).tolist()
+        for c in (rows.names, rows.kinds, rows.receivers, rows.enclosing, rows.modules, rows.aliases)
+    ]
+    groups: dict[tuple[int, ...], int] = {}
+    group_of = np.array([groups.setdefault(key, len(groups)) for key in zip(*columns6, strict=True)], dtype=np.int64)
     resolver = FileResolver(index, record)
     nodes = index.nodes
+    # Most targets are nodes the pass already holds (a dict hit in C); the lookup proper only for the others.
+    preset: dict[str, object] = nodes if isinstance(nodes, dict) else {}
+    holds = dict.__contains__
+    intern = strings.intern
+    path = record.path
     sources: list[int] = []  # per group: the source's string id (-1: no uses)
     uses_of: list[int] = []  # per group: its uses
     targets: list[int] = []  # every group's targets, one after the other
     resolutions: list[int] = []
     weights: list[float] = []
-    spans = np.asarray(rows.spans)
-    spans = spans.reshape(count, 4)
-    for (name, kind, receiver, enclosing, module, alias), span in zip(
-        keyed[firsts].tolist(), spans[firsts].tolist(), strict=True
-    ):
+    spans = np.asarray(rows.spans).reshape(count, 4)
+    for name, kind, receiver, enclosing, module, alias in groups:
+        # The groups are distinct (all but the span): each is resolved once, without the answer cache. Resolution
+        # reads no span, so every group's Reference carries the same empty one.
         ref = Reference(
-            str(pool[name]),
-            _kind(kind_names[kind]),
-            record.path,
-            Span(*span),
-            pool[enclosing],
-            pool[receiver],
-            pool[module],
-            pool[alias],
+            str(pool[name]), kinds[kind], path, _NO_SPAN, pool[enclosing], pool[receiver], pool[module], pool[alias]
         )
-        answer = resolver.answer(ref)
-        kept = [t for t in answer[1] if t.node_id in nodes] if answer is not None else []
-        uses_of.append(len(kept))
-        if not kept or answer is None:
+        answer = resolver.resolve(ref)
+        if answer is None:
+            uses_of.append(0)
             sources.append(-1)
             continue
-        source = strings.intern(answer[0])
-        sources.append(source)
+        kept = [t for t in answer[1] if holds(preset, t.node_id) or t.node_id in nodes]
+        uses_of.append(len(kept))
+        if not kept:
+            sources.append(-1)
+            continue
+        sources.append(intern(answer[0]))
         for target in kept:
-            targets.append(strings.intern(target.node_id))
+            targets.append(intern(target.node_id))
             resolutions.append(_RESOLUTION_CODE[target.resolution])
             weights.append(target.weight)
     per_row = np.asarray(uses_of, dtype=np.int64)[group_of]
@@ -88,8 +86,8 @@ def resolve_rows(
     row_starts = np.cumsum(per_row) - per_row
     within = np.arange(len(row_of_use), dtype=np.int64) - np.repeat(row_starts, per_row)
     flat = group_starts[group_of[row_of_use]] + within
-    edge_codes = np.array([_EDGE_CODE[EDGE_KIND_OF[_kind(k)]] for k in kind_names], dtype=np.int64)
-    packed = sorted(encode_dep(strings, key) for key in resolver.deps)
+    edge_codes = np.array([_EDGE_CODE[EDGE_KIND_OF[k]] for k in kinds], dtype=np.int64)
+    packed = sorted(strings.dep(key) for key in resolver.deps)
     columns: dict[str, Array] = {
         "sites.source": np.asarray(sources, dtype=np.int64)[group_of[row_of_use]],
         "sites.target": np.asarray(targets, dtype=np.int64)[flat],

@@ -162,10 +162,13 @@ class FileResolver:
         key = reference_key(ref)
         if key in self._answers:
             return self._answers[key]
-        targets = self._resolver.reference(ref)
-        found = (self._resolver.source_of(ref), targets) if targets else None
-        self._answers[key] = found
+        found = self._answers[key] = self.resolve(ref)
         return found
+
+    def resolve(self, ref: Reference) -> tuple[str, list[Target]] | None:
+        """`answer` without its cache, for a caller whose references are already distinct (graph/batch.py)."""
+        targets = self._resolver.reference(ref)
+        return (self._resolver.source_of(ref), targets) if targets else None
 
 
 def _sure(node_id: str, resolution: Resolution) -> Target:

@@ -360,6 +360,15 @@ class _InterningCache:
     def __init__(self, table: StringTable) -> None:
         self.table = table
         self._ids: dict[str, int] = {}
+        self._deps: dict[DepKey, int] = {}
+
+    def dep(self, key: DepKey) -> int:
+        """`encode_dep` with a dict in front: a cold build's files share most keys (the modules they import). The
+        first encoding interns the key's strings, as it would without the dict; later ones would intern nothing."""
+        packed = self._deps.get(key)
+        if packed is None:
+            packed = self._deps[key] = encode_dep(self, key)
+        return packed
 
     def intern(self, text: str) -> int:
         sid = self._ids.get(text)

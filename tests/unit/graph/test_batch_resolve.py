@@ -99,8 +99,8 @@ def _rows(references: tuple[Reference, ...]) -> ReferenceRows:
     )
 
 
-def _columnar(index: ResolutionIndex, record: FileRecord, table: StringTable) -> tuple[list[Use], set[DepKey]]:
-    builder = SegmentBuilder(table)
+def _columnar(index: ResolutionIndex, record: FileRecord, builder: SegmentBuilder) -> tuple[list[Use], set[DepKey]]:
+    table = builder.strings.table
     c = resolve_rows(index, record, _rows(record.references), 3, builder)
     assert set(c["sites.file"].tolist()) <= {3} and set(c["deps.file"].tolist()) <= {3}
     assert c["deps.key"].tolist() == sorted(c["deps.key"].tolist())
@@ -124,13 +124,13 @@ def test_cached_and_columnar_resolution_equal_the_plain_resolver_on_real_files()
     analyses = _analyses()
     records = {a.path: build_record(GraphInput.of(a)) for a in analyses}
     plain, cached, columnar = _index(records), _index(records), _index(records)
-    table = StringTable.empty()
+    builder = SegmentBuilder(StringTable.empty())  # one for all files, as a worker's share (its caches span files)
     repeated = total = 0
     for path in sorted(records):
         record = records[path]
         expected = _plain(plain, record)
         assert _cached(cached, record) == expected, path
-        assert _columnar(columnar, record, table) == expected, path
+        assert _columnar(columnar, record, builder) == expected, path
         total += len(record.references)
         repeated += len(record.references) - len({(r.kind, r.name, r.receiver, r.enclosing) for r in record.references})
     # The files exercise what the caches skip: references equal in all but their span, many of them.
