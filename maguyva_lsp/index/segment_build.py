@@ -8,7 +8,7 @@ it returns the arrays instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,9 +97,10 @@ def merge_segments(
     merged = CoreColumns(core_arrays)
     out: dict[str, dict[str, Array]] = {CORE_PART: core_arrays}
     for part in parts:
-        part_sources = _part_sources(data_dir, sources, cores, part)
-        merge = getattr(part, "merge", None)
-        out[part.name] = merge(part_sources, merged) if part_sources is not None and merge else part.build(merged)
+        # optional: a part that can merge its sources' parts
+        merge: Callable[[list[PartSource], CoreColumns], dict[str, Array]] | None = getattr(part, "merge", None)
+        part_sources = None if merge is None else _part_sources(data_dir, sources, cores, part)
+        out[part.name] = part.build(merged) if merge is None or part_sources is None else merge(part_sources, merged)
     built = finish(out, parts, target)
     # The worker may take embedding jobs next (the cold build runs them beside the merge): the heap the merge freed
     # goes back to the system rather than stay in the worker's resident memory (~100 MB on the stdlib).
@@ -114,10 +115,8 @@ def _part_sources(
     cores: Sequence[tuple[CoreColumns, npt.NDArray[np.bool_]]],
     part: PartBuilder,
 ) -> list[PartSource] | None:
-    """The sources' containers of a part that merges them, mapped; None when the part does not merge or a source
-    lacks the part at its current version (the part is then built from the united core)."""
-    if not callable(getattr(part, "merge", None)):
-        return None
+    """The sources' containers of the part, mapped; None when a source lacks the part at its current version (the
+    part is then built from the united core)."""
     out: list[PartSource] = []
     for source, (core, alive) in zip(sources, cores, strict=True):
         record = source.parts.get(part.name)

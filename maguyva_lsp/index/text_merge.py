@@ -10,7 +10,7 @@ tokens as Python objects); this takes ~0.5 s and a few arrays of the postings' s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -88,12 +88,12 @@ def _trigram_arrays(sources: Sequence[PartSource], file_maps: Sequence[I64]) -> 
         del new, live
         fold = file_map[np.asarray(source.arrays["tri.fold"], dtype=np.int64)]
         folding.append(fold[fold >= 0])
-    joined = np.concatenate(pairs) if pairs else np.zeros(0, dtype=np.uint64)
+    joined = _joined(pairs, np.uint64)
     del pairs
     joined.sort()
     return {
         **_grouped(joined, None).to_arrays("tri", id_gaps=np.uint8),
-        "tri.fold": np.sort(_joined(folding)).astype(np.uint32),
+        "tri.fold": np.sort(_joined(folding, np.int64)).astype(np.uint32),
     }
 
 
@@ -121,14 +121,14 @@ def _bm25_arrays(sources: Sequence[PartSource], file_maps: Sequence[I64], merged
         keys.append(np.repeat(ranks, sizes)[live])
         rows.append(new[live])
         values.append(_values(postings)[live])
-    all_keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.uint32)
+    all_keys = _joined(keys, np.uint32)
     del keys
     # terms only dead chunks held are gone: the keys are the ranks of the terms left, 0..n-1
     used = unique(all_keys)
-    pairs = _pairs(np.searchsorted(used, all_keys).astype(np.uint32), _joined(rows))
+    pairs = _pairs(np.searchsorted(used, all_keys).astype(np.uint32), _joined(rows, np.int64))
     del all_keys, rows
     order = np.argsort(pairs)
-    grouped = _grouped(pairs[order], _joined_values(values)[order])
+    grouped = _grouped(pairs[order], _joined(values, np.float32)[order])
     return {
         **grouped.to_arrays("bm25", split_ids=True, dense_keys=True),
         **string_arrays("bm25.terms", [every[i] for i in used.tolist()]),
@@ -168,9 +168,9 @@ def _values(postings: PostingLists) -> npt.NDArray[np.float32]:
     return out
 
 
-def _joined(parts: list[I64]) -> I64:
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+_N = TypeVar("_N", bound=np.generic)
 
 
-def _joined_values(parts: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+def _joined(parts: list[npt.NDArray[_N]], dtype: type[_N]) -> npt.NDArray[_N]:
+    """The parts one after another; an empty array of `dtype` when there are none (a merge of no sources)."""
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)

@@ -56,10 +56,6 @@ def fold_onto_ascii(data: bytes) -> bytes:
     return data.lower()
 
 
-def _lowered(data: bytes) -> bytes:
-    return data.lower()
-
-
 def _folded_trigrams(data: bytes) -> npt.NDArray[np.uint32]:
     return unique(trigram_codes(fold_onto_ascii(data)))
 
@@ -172,7 +168,7 @@ class FileView:
         """`lowered`, kept in the process-wide cache beside the text (a rare literal ignoring case lower-cases the
         same few files query after query; a scan of many files asks `lowered`, which is not kept)."""
         if self._lowered is None:
-            kept = self.core.search_derived(self.local, LOWERED, _lowered)
+            kept = self.core.search_derived(self.local, LOWERED, bytes.lower)
             assert isinstance(kept, bytes)
             self._lowered = kept
         return self._lowered
