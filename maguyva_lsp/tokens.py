@@ -6,8 +6,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from operator import methodcaller
+
+import numpy as np
+import numpy.typing as npt
 
 # A run of letters/digits/underscores: one identifier as written.
 IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -39,6 +43,39 @@ def subwords(identifier: str) -> list[str]:
 def _index_word_tokens(word: str) -> tuple[str, ...]:
     parts = tuple(p for p in split_identifier(word) if len(p) > 1)
     return (*parts, word.lower()) if len(parts) > 1 else parts
+
+
+def words_index_tokens(words: Sequence[str]) -> tuple[list[str], npt.NDArray[np.int64]]:
+    """`index_tokens` of many distinct identifiers at once: every word's tokens one after the other, and how many
+    each word has. The same tokens as one `index_tokens(word)` per word, but found by a few passes of C over the
+    words joined by spaces (a sub-word never spans a space, and lower-casing ASCII keeps lengths), not by a Python
+    call per word: a segment build meets ~50k distinct identifiers, and per word the calls cost more than the
+    splitting (measured 0.8 s CPU per stdlib that way)."""
+    n = len(words)
+    if n == 0:
+        return [], np.zeros(0, dtype=np.int64)
+    joined = " ".join(words)
+    parts = _SUBWORD_RE.findall(joined)
+    # sub-words per word: each part becomes one \x01, then count them word by word
+    per_word = np.fromiter(
+        map(methodcaller("count", "\x01"), _SUBWORD_RE.sub("\x01", joined).split(" ")), dtype=np.int64, count=n
+    )
+    lowered_parts = "\x00".join(parts).lower().split("\x00") if parts else []
+    long = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)) > 1
+    word_of_part = np.repeat(np.arange(n, dtype=np.int64), per_word)
+    kept = np.bincount(word_of_part[long], minlength=n)
+    compound = kept > 1  # several kept sub-words: the whole word lower-cased is a token too
+    counts = kept + compound
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    # where each kept part and each compound goes in the flat output (a word's parts in order, then its compound)
+    kept_words = word_of_part[long]
+    rank_in_word = np.arange(kept_words.size, dtype=np.int64) - np.concatenate(([0], np.cumsum(kept)[:-1]))[kept_words]
+    source = np.empty(int(counts.sum()), dtype=np.int64)
+    source[starts[kept_words] + rank_in_word] = np.flatnonzero(long)
+    compound_words = np.flatnonzero(compound)
+    source[starts[compound_words] + kept[compound_words]] = len(lowered_parts) + compound_words
+    strings = lowered_parts + joined.lower().split(" ")
+    return list(map(strings.__getitem__, source.tolist())), counts
 
 
 def identifiers(text: str) -> Iterator[str]:

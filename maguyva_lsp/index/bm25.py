@@ -11,10 +11,9 @@ variant, which never goes negative for terms in more than half of the chunks.)
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import chain, pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -28,7 +27,7 @@ from maguyva_lsp.index.text_postings import F32, ID_DTYPES, U32, Bools, PostingL
 from maguyva_lsp.model import Chunk, FileAnalysis, chunk_id
 from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES
 from maguyva_lsp.store.container import Array, ContainerError, StringColumn, string_arrays
-from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, index_tokens, subword_tokens
+from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, index_tokens, subword_tokens, words_index_tokens
 
 if TYPE_CHECKING:
     from maguyva_lsp.index.segment_set import Segment, SegmentSet
@@ -40,10 +39,6 @@ BM25_B = 0.75  # length normalisation
 SYMBOL_TOKEN_BOOST = 2
 # A long query (a pasted snippet) keeps only its most specific distinct terms (highest idf).
 MAX_QUERY_TERMS = 32
-# Tokens of an identifier are cached (identifiers repeat a lot); the cache is dropped when it grows past this.
-WORD_CACHE_LIMIT = 1 << 18
-
-_word_cache: dict[str, tuple[str, ...]] = {}
 
 
 def idf(df: npt.NDArray[np.float64], n_chunks: int) -> npt.NDArray[np.float64]:
@@ -60,80 +55,112 @@ def term_scores(tf: F32, lengths: F32, avgdl: float, term_idf: float) -> npt.NDA
     return result
 
 
-def word_tokens(word: str) -> tuple[str, ...]:
-    """`index_tokens` of one identifier, cached."""
-    tokens = _word_cache.get(word)
-    if tokens is None:
-        if len(_word_cache) >= WORD_CACHE_LIMIT:
-            _word_cache.clear()
-        tokens = _word_cache[word] = tuple(index_tokens(word))
-    return tokens
-
-
-def chunk_word_counts(text: str, symbol: str | None) -> Counter[str]:
-    """How often each identifier occurs in a chunk, its symbol's words counted SYMBOL_TOKEN_BOOST more times."""
-    counts = Counter(IDENTIFIER_RE.findall(text))
-    if symbol:
-        for word in IDENTIFIER_RE.findall(symbol):
-            counts[word] += SYMBOL_TOKEN_BOOST
-    return counts
-
-
-# Chunks whose words are gathered at once while building (term_frequencies).
+# Chunks whose words are gathered at once while building (chunk_term_postings): as Python lists for every chunk of
+# a merged stdlib segment (millions of strings) the words took ~400 MB; a batch's are reduced to arrays at once.
 WORD_BATCH_CHUNKS = 4096
 
 
-def term_frequencies(texts: Sequence[str], symbols: Sequence[str | None], vocabulary: dict[str, int]) -> Any:
-    """Chunks × terms matrix (scipy CSR) of term frequencies (terms added to the vocabulary as met).
+class TermPostings(NamedTuple):
+    """A segment's BM25 postings as built: `terms` sorted; (key, row, tf) triples ordered by key then row, a key
+    being a term's rank in `terms`; `lengths` each chunk's sum of term frequencies."""
 
-    Built as (chunks × words) @ (words × terms): identifiers are counted per chunk in C (Counter), and each distinct
-    identifier is split into its tokens once per batch, not once per occurrence.
+    terms: list[str]
+    keys: U32
+    rows: U32
+    tf: F32
+    lengths: F32
+
+
+def chunk_term_postings(texts: Sequence[str], symbols: Sequence[str | None]) -> TermPostings:
+    """Each chunk's term frequencies: how often each of `index_tokens` occurs in its text, plus SYMBOL_TOKEN_BOOST
+    times in its symbol.
+
+    Built with arrays, not per-chunk dicts: the identifiers of a batch of chunks are found (one findall per chunk, in
+    C) and given ids, each new distinct identifier is split into terms once (`words_index_tokens`), every identifier
+    occurrence is expanded into its terms' ids, and the (term, chunk) pairs are counted by one sort. Term and word ids
+    are in no particular order (set differences): only the final ranks, the terms sorted, are stored.
     """
-    from scipy import sparse  # building only: a query never needs it, and it costs 0.4 s to import
-
-    # The chunks' words are gathered a batch of chunks at a time and kept as arrays: as Python lists for every chunk
-    # of a merged stdlib segment (millions of strings and ints) they took ~400 MB. Word ids are first-seen, as one
-    # pass over all the chunks gives them.
     word_ids: dict[str, int] = {}
-    count_parts: list[npt.NDArray[np.float32]] = []
-    column_parts: list[npt.NDArray[np.int64]] = []
-    row_sizes: list[int] = []
-    for at in range(0, len(texts), WORD_BATCH_CHUNKS):
-        words: list[str] = []
-        counts: list[int] = []
-        for text, symbol in zip(texts[at : at + WORD_BATCH_CHUNKS], symbols[at : at + WORD_BATCH_CHUNKS], strict=True):
-            chunk_words = chunk_word_counts(text, symbol)
-            words.extend(chunk_words)
-            counts.extend(chunk_words.values())
-            row_sizes.append(len(chunk_words))
-        for word in dict.fromkeys(words):
-            word_ids.setdefault(word, len(word_ids))
-        # the lookups run in C, not in a Python loop
-        column_parts.append(np.fromiter(map(word_ids.__getitem__, words), dtype=np.int64, count=len(words)))
-        count_parts.append(np.array(counts, dtype=np.float32))
-    word_rows = sparse.csr_matrix(
-        (
-            np.concatenate(count_parts) if count_parts else np.zeros(0, dtype=np.float32),
-            np.concatenate(column_parts) if column_parts else np.zeros(0, dtype=np.int64),
-            _indptr(row_sizes),
-        ),
-        shape=(len(texts), len(word_ids)),
+    term_ids: dict[str, int] = {}
+    word_terms: list[npt.NDArray[np.int64]] = []  # per batch: the term ids of its new words, one after the other
+    word_counts: list[npt.NDArray[np.int64]] = []  # per batch: how many terms each of its new words has
+    parts: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]] = []
+    n_chunks = len(texts)
+    for at in range(0, n_chunks, WORD_BATCH_CHUNKS):
+        batch_texts, batch_symbols = texts[at : at + WORD_BATCH_CHUNKS], symbols[at : at + WORD_BATCH_CHUNKS]
+        found = list(map(IDENTIFIER_RE.findall, batch_texts))
+        in_symbols = [IDENTIFIER_RE.findall(symbol) if symbol else [] for symbol in batch_symbols]
+        words = list(chain.from_iterable(found)) + list(chain.from_iterable(in_symbols))
+        new_words = list(dict.fromkeys(words).keys() - word_ids.keys())
+        word_ids.update(zip(new_words, range(len(word_ids), len(word_ids) + len(new_words)), strict=True))
+        tokens, counts = words_index_tokens(new_words)
+        new_terms = list(dict.fromkeys(tokens).keys() - term_ids.keys())
+        term_ids.update(zip(new_terms, range(len(term_ids), len(term_ids) + len(new_terms)), strict=True))
+        word_terms.append(np.fromiter(map(term_ids.__getitem__, tokens), dtype=np.int64, count=len(tokens)))
+        word_counts.append(counts)
+        rows = np.concatenate(
+            (
+                np.repeat(np.arange(len(found), dtype=np.int64), list(map(len, found))),
+                np.repeat(np.arange(len(in_symbols), dtype=np.int64), list(map(len, in_symbols))),
+            )
+        )
+        weights = np.ones(rows.size, dtype=np.int64)
+        weights[rows.size - sum(map(len, in_symbols)) :] = SYMBOL_TOKEN_BOOST
+        occurrences = np.fromiter(map(word_ids.__getitem__, words), dtype=np.int64, count=len(words))
+        parts.append(
+            _batch_pairs(
+                occurrences, rows + at, weights, word_terms=word_terms, word_counts=word_counts, n_chunks=n_chunks
+            )
+        )
+    terms = sorted(term_ids)
+    if not parts or not terms:
+        empty = np.zeros(0, dtype=np.uint32)
+        return TermPostings(terms, empty, empty, np.zeros(0, dtype=np.float32), np.zeros(n_chunks, dtype=np.float32))
+    rank = np.empty(len(terms), dtype=np.int64)
+    rank[np.fromiter(map(term_ids.__getitem__, terms), dtype=np.int64, count=len(terms))] = np.arange(len(terms))
+    term_of = np.concatenate([p[0] for p in parts])
+    row_of = np.concatenate([p[1] for p in parts])
+    tf = np.concatenate([p[2] for p in parts])
+    key = rank[term_of] * n_chunks + row_of
+    order = np.argsort(key)  # (term, row) pairs are distinct: no ties
+    lengths = np.bincount(row_of, weights=tf, minlength=n_chunks).astype(np.float32)
+    return TermPostings(
+        terms,
+        rank[term_of[order]].astype(np.uint32),
+        row_of[order].astype(np.uint32),
+        tf[order].astype(np.float32),
+        lengths,
     )
-    term_columns: list[int] = []
-    term_sizes: list[int] = []
-    for word in word_ids:  # insertion order is id order
-        tokens = word_tokens(word)
-        term_columns.extend([vocabulary.setdefault(token, len(vocabulary)) for token in tokens])
-        term_sizes.append(len(tokens))
-    word_terms = sparse.csr_matrix(
-        (np.ones(len(term_columns), dtype=np.float32), np.array(term_columns, dtype=np.int64), _indptr(term_sizes)),
-        shape=(len(word_ids), len(vocabulary)),
-    )
-    return (word_rows @ word_terms).tocsr()
 
 
-def _indptr(sizes: list[int]) -> npt.NDArray[np.int64]:
-    return np.concatenate(([0], np.cumsum(np.array(sizes, dtype=np.int64)))).astype(np.int64)
+def _batch_pairs(
+    occurrences: npt.NDArray[np.int64],
+    rows: npt.NDArray[np.int64],
+    weights: npt.NDArray[np.int64],
+    *,
+    word_terms: list[npt.NDArray[np.int64]],
+    word_counts: list[npt.NDArray[np.int64]],
+    n_chunks: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """A batch's distinct (term id, chunk row) pairs with their frequencies, from its identifier occurrences (word
+    ids, their chunk rows and weights): each occurrence expanded into its word's terms, equal pairs summed."""
+    if len(word_terms) > 1:  # keep one array of every word so far (the next batch reuses it)
+        word_terms[:] = [np.concatenate(word_terms)]
+        word_counts[:] = [np.concatenate(word_counts)]
+    flat_terms, counts = word_terms[0], word_counts[0]
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    per = counts[occurrences]
+    total = int(per.sum())
+    # the position of each expanded term in flat_terms: its word's start + its rank among the word's terms
+    into = np.repeat(starts[occurrences] - (np.cumsum(per) - per), per) + np.arange(total, dtype=np.int64)
+    pair = flat_terms[into] * n_chunks + np.repeat(rows, per)
+    weight = np.repeat(weights, per)
+    order = np.argsort(pair)
+    pair, weight = pair[order], weight[order]
+    first = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1]))) if pair.size else np.zeros(0, np.int64)
+    summed = np.add.reduceat(weight, first) if first.size else np.zeros(0, dtype=np.int64)
+    distinct = pair[first]
+    return distinct // n_chunks, distinct % n_chunks, summed
 
 
 def query_terms(text: str) -> list[str]:
@@ -213,25 +240,14 @@ def bm25_arrays(core: CoreColumns) -> dict[str, Array]:
     """The BM25 part of a segment: term → chunk-row postings with term frequencies (terms sorted, so a term is found
     by binary search), each chunk's length and its file."""
     texts, symbols = core.chunk_texts()
-    vocabulary: dict[str, int] = {}
-    frequencies = term_frequencies(texts, symbols, vocabulary)
-    terms = sorted(vocabulary, key=vocabulary.__getitem__)  # by first-seen id
-    order = sorted(range(len(terms)), key=terms.__getitem__)
-    rank = np.empty(len(terms), dtype=np.int64)
-    rank[np.array(order, dtype=np.int64)] = np.arange(len(terms), dtype=np.int64)
-    lengths = np.asarray(frequencies.sum(axis=1), dtype=np.float32).ravel()
-    coo = frequencies.tocoo()
-    keys = rank[coo.col.astype(np.int64)].astype(np.uint32) if coo.nnz else np.zeros(0, dtype=np.uint32)
-    rows = coo.row.astype(np.uint32)
-    # from_pairs wants each key's ids ascending: order the pairs by row first (a stable sort by key keeps it).
-    by_row = np.argsort(rows, kind="stable")
-    postings = PostingLists.from_pairs(keys[by_row], rows[by_row], coo.data.astype(np.float32)[by_row])
+    built = chunk_term_postings(texts, symbols)
+    postings = PostingLists.from_sorted(built.keys, built.rows, built.tf)
     return {
         # the keys are the terms' ranks 0..n-1 (every term has a posting): not stored; the chunk rows split in halves
         # (a cumsum over gaps made the longest list 10x slower to read)
         **postings.to_arrays("bm25", split_ids=True, dense_keys=True),
-        **string_arrays("bm25.terms", [terms[i] for i in order]),
-        **bm25_tail_arrays(lengths, core),
+        **string_arrays("bm25.terms", built.terms),
+        **bm25_tail_arrays(built.lengths, core),
     }
 
 

@@ -134,6 +134,19 @@ class PostingLists:
             values=None if values is None else np.ascontiguousarray(values[order]),
         )
 
+    @staticmethod
+    def from_sorted(keys: U32, ids: U32, values: F32 | None) -> PostingLists:
+        """(key, id[, value]) triples already ordered by key, then id, grouped by key (no sort)."""
+        if keys.size == 0:
+            return PostingLists.empty(values is not None)
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        return PostingLists(
+            keys=np.ascontiguousarray(keys[starts]),
+            offsets=np.append(starts.astype(np.int64), np.int64(keys.size)),
+            ids=np.ascontiguousarray(ids),
+            values=None if values is None else np.ascontiguousarray(values),
+        )
+
     @property
     def key_count(self) -> int:
         return int(self.offsets.size) - 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +12,7 @@ from text_corpus import build, write_tree
 
 from maguyva_lsp.index.bm25 import BM25_B, BM25_K1, MAX_QUERY_TERMS, idf, query_terms, term_scores
 from maguyva_lsp.retrieve.text import TextRetriever
+from maguyva_lsp.tokens import index_tokens, words_index_tokens
 
 
 def test_formula_matches_a_hand_computation() -> None:
@@ -103,21 +105,49 @@ def test_accept_keeps_only_the_chunks_it_takes_in_score_order(retriever: TextRet
     assert bm25.search("parse config", 5, accept=lambda chunk: False) == []
 
 
-def test_term_frequencies_in_word_batches_equal_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Gathering the chunks' words a batch at a time (for memory) gives the same matrix and vocabulary as one pass:
-    word ids stay first-seen across batches."""
+def _naive_frequencies(texts: list[str], symbols: list[str | None]) -> dict[tuple[str, int], int]:
+    """tf by the definition: each chunk's index tokens counted, its symbol's SYMBOL_TOKEN_BOOST times more."""
+    from maguyva_lsp.index import bm25
+
+    out: Counter[tuple[str, int]] = Counter()
+    for row, (text, symbol) in enumerate(zip(texts, symbols, strict=True)):
+        for token in index_tokens(text):
+            out[token, row] += 1
+        for token in index_tokens(symbol or ""):
+            out[token, row] += bm25.SYMBOL_TOKEN_BOOST
+    return dict(out)
+
+
+def test_chunk_term_postings_match_the_definition_in_any_batching(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The array build gives each chunk's term frequencies as counting its tokens does, ordered by term then row,
+    whatever the batch size (words and terms met again in a later batch keep their ids)."""
     from maguyva_lsp.index import bm25
 
     texts = [f"def parse_config_{i % 7}(value):\n    return loadConfig(value) + helper_{i % 3}\n" for i in range(23)]
-    texts += ["", "x = 1", "class Widget:\n    pass\n"]
+    texts += ["", "x = 1", "class Widget:\n    pass\n", "HTTPServer utf8 parse2Config a_b ab_c __init__ 12abc café_x"]
     symbols = [None if i % 4 else f"parse_config_{i % 7}" for i in range(len(texts))]
-    whole: dict[str, int] = {}
-    expected = bm25.term_frequencies(texts, symbols, whole)
-    monkeypatch.setattr(bm25, "WORD_BATCH_CHUNKS", 5)
-    batched: dict[str, int] = {}
-    got = bm25.term_frequencies(texts, symbols, batched)
-    assert batched == whole
-    assert got.shape == expected.shape
-    assert np.array_equal(got.indptr, expected.indptr)
-    assert np.array_equal(got.indices, expected.indices)
-    assert np.array_equal(got.data, expected.data)
+    symbols[-1] = "NewName.with_parts"  # words only its symbol holds
+    expected = _naive_frequencies(texts, symbols)
+    for batch in (4096, 5, 1):
+        monkeypatch.setattr(bm25, "WORD_BATCH_CHUNKS", batch)
+        built = bm25.chunk_term_postings(texts, symbols)
+        assert built.terms == sorted({term for term, _ in expected})
+        got = {(built.terms[k], r): int(f) for k, r, f in zip(built.keys, built.rows, built.tf, strict=True)}
+        assert got == expected
+        order = list(zip(built.keys.tolist(), built.rows.tolist(), strict=True))
+        assert order == sorted(order)
+        lengths = [sum(f for (_, r), f in expected.items() if r == row) for row in range(len(texts))]
+        assert built.lengths.tolist() == lengths
+
+
+def test_words_index_tokens_equal_index_tokens_word_by_word() -> None:
+    words = ["a", "ab_c", "a_b", "HTTPServer", "parse2Config", "utf8", "abc123def", "_", "__init__", "X", "A1b", "x2"]
+    words += ["XMLHttpRequest2", "SCREAMING_CASE", "camelCaseWord", "snake_case_word", "ab", "Ab", "AB"]
+    flat, counts = words_index_tokens(words)
+    at = 0
+    for word, count in zip(words, counts.tolist(), strict=True):
+        assert flat[at : at + count] == index_tokens(word), word
+        at += count
+    assert at == len(flat)
+    empty, no_counts = words_index_tokens([])
+    assert empty == [] and no_counts.size == 0
