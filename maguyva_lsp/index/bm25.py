@@ -11,7 +11,9 @@ variant, which never goes negative for terms in more than half of the chunks.)
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+import itertools
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -23,7 +25,7 @@ from maguyva_lsp.arrays import unique
 from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.bm25_lines import best_line_in
-from maguyva_lsp.index.text_postings import F32, ID_DTYPES, U32, Bools, PostingLists
+from maguyva_lsp.index.text_postings import F32, I64, ID_DTYPES, U32, Bools, PostingLists
 from maguyva_lsp.model import Chunk, FileAnalysis, chunk_id
 from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES
 from maguyva_lsp.store.container import Array, ContainerError, StringColumn, string_arrays
@@ -77,90 +79,99 @@ def chunk_term_postings(texts: Sequence[str], symbols: Sequence[str | None]) -> 
 
     Built with arrays, not per-chunk dicts: the identifiers of a batch of chunks are found (one findall per chunk, in
     C) and given ids, each new distinct identifier is split into terms once (`words_index_tokens`), every identifier
-    occurrence is expanded into its terms' ids, and the (term, chunk) pairs are counted by one sort. Term and word ids
-    are in no particular order (set differences): only the final ranks, the terms sorted, are stored.
+    occurrence is expanded into its terms' ids, and the (term, chunk) pairs are counted by sorting them as packed
+    integers (numpy's vectorised sort: ~4x faster than an argsort, ~10x than a stable one). Term and word ids are
+    first-seen: only the final ranks, the terms sorted, are stored.
     """
-    word_ids: dict[str, int] = {}
-    term_ids: dict[str, int] = {}
-    word_terms: list[npt.NDArray[np.int64]] = []  # per batch: the term ids of its new words, one after the other
-    word_counts: list[npt.NDArray[np.int64]] = []  # per batch: how many terms each of its new words has
-    parts: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]] = []
+    words_seen = _WordTerms()
+    parts: list[tuple[I64, I64, I64]] = []
     n_chunks = len(texts)
     for at in range(0, n_chunks, WORD_BATCH_CHUNKS):
         batch_texts, batch_symbols = texts[at : at + WORD_BATCH_CHUNKS], symbols[at : at + WORD_BATCH_CHUNKS]
         found = list(map(IDENTIFIER_RE.findall, batch_texts))
-        in_symbols = [IDENTIFIER_RE.findall(symbol) if symbol else [] for symbol in batch_symbols]
-        words = list(chain.from_iterable(found)) + list(chain.from_iterable(in_symbols))
-        new_words = list(dict.fromkeys(words).keys() - word_ids.keys())
-        word_ids.update(zip(new_words, range(len(word_ids), len(word_ids) + len(new_words)), strict=True))
-        tokens, counts = words_index_tokens(new_words)
-        new_terms = list(dict.fromkeys(tokens).keys() - term_ids.keys())
-        term_ids.update(zip(new_terms, range(len(term_ids), len(term_ids) + len(new_terms)), strict=True))
-        word_terms.append(np.fromiter(map(term_ids.__getitem__, tokens), dtype=np.int64, count=len(tokens)))
-        word_counts.append(counts)
-        rows = np.concatenate(
-            (
-                np.repeat(np.arange(len(found), dtype=np.int64), list(map(len, found))),
-                np.repeat(np.arange(len(in_symbols), dtype=np.int64), list(map(len, in_symbols))),
-            )
-        )
-        weights = np.ones(rows.size, dtype=np.int64)
-        weights[rows.size - sum(map(len, in_symbols)) :] = SYMBOL_TOKEN_BOOST
-        occurrences = np.fromiter(map(word_ids.__getitem__, words), dtype=np.int64, count=len(words))
-        parts.append(
-            _batch_pairs(
-                occurrences, rows + at, weights, word_terms=word_terms, word_counts=word_counts, n_chunks=n_chunks
-            )
-        )
-    terms = sorted(term_ids)
+        # a symbol's words count SYMBOL_TOKEN_BOOST more times: as that many more occurrences
+        in_symbols = [IDENTIFIER_RE.findall(symbol) * SYMBOL_TOKEN_BOOST if symbol else [] for symbol in batch_symbols]
+        sizes = [*map(len, found), *map(len, in_symbols)]
+        rows = np.repeat(np.tile(np.arange(len(found), dtype=np.int64), 2), sizes)
+        words = chain(chain.from_iterable(found), chain.from_iterable(in_symbols))
+        parts.append(_batch_pairs(words_seen.ids_of(words, rows.size), rows + at, words_seen, n_chunks))
+    terms = sorted(words_seen.term_ids)
     if not parts or not terms:
         empty = np.zeros(0, dtype=np.uint32)
         return TermPostings(terms, empty, empty, np.zeros(0, dtype=np.float32), np.zeros(n_chunks, dtype=np.float32))
     rank = np.empty(len(terms), dtype=np.int64)
-    rank[np.fromiter(map(term_ids.__getitem__, terms), dtype=np.int64, count=len(terms))] = np.arange(len(terms))
+    rank[np.fromiter(map(words_seen.term_ids.__getitem__, terms), dtype=np.int64, count=len(terms))] = np.arange(
+        len(terms)
+    )
     term_of = np.concatenate([p[0] for p in parts])
     row_of = np.concatenate([p[1] for p in parts])
     tf = np.concatenate([p[2] for p in parts])
-    key = rank[term_of] * n_chunks + row_of
-    order = np.argsort(key)  # (term, row) pairs are distinct: no ties
     lengths = np.bincount(row_of, weights=tf, minlength=n_chunks).astype(np.float32)
+    # ordered by (term rank, row), the pairs being distinct; the frequency packed in the low bits rides along
+    tf_bits = int(tf.max()).bit_length()
+    key = rank[term_of] * n_chunks + row_of
+    if (len(terms) * n_chunks) << tf_bits < 1 << 63:
+        packed = np.sort((key << tf_bits) | tf)
+        key, tf = packed >> tf_bits, packed & ((1 << tf_bits) - 1)
+    else:  # too wide to pack (never seen): sort the keys and carry the frequencies
+        order = np.argsort(key)
+        key, tf = key[order], tf[order]
     return TermPostings(
         terms,
-        rank[term_of[order]].astype(np.uint32),
-        row_of[order].astype(np.uint32),
-        tf[order].astype(np.float32),
+        (key // n_chunks).astype(np.uint32),
+        (key % n_chunks).astype(np.uint32),
+        tf.astype(np.float32),
         lengths,
     )
 
 
-def _batch_pairs(
-    occurrences: npt.NDArray[np.int64],
-    rows: npt.NDArray[np.int64],
-    weights: npt.NDArray[np.int64],
-    *,
-    word_terms: list[npt.NDArray[np.int64]],
-    word_counts: list[npt.NDArray[np.int64]],
-    n_chunks: int,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+class _WordTerms:
+    """The identifiers met so far while building one segment's BM25 part, each with an id and its terms' ids (one
+    array of every word's terms one after the other, and each word's count of them).
+
+    Ids are given by looking words up in a defaultdict whose factory counts: one pass in C both numbers the words
+    not met before and reads every word's id (a dict.fromkeys first, then the look-ups, took two)."""
+
+    def __init__(self) -> None:
+        self.word_ids: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        self.term_ids: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        self._terms: list[I64] = []
+        self._counts: list[I64] = []
+
+    def ids_of(self, words: Iterable[str], count: int) -> I64:
+        """The id of each of `count` words, the words not met before split into their terms."""
+        known = len(self.word_ids)
+        ids = np.fromiter(map(self.word_ids.__getitem__, words), dtype=np.int64, count=count)
+        tokens, counts = words_index_tokens(list(itertools.islice(self.word_ids, known, None)))  # in id order
+        self._terms.append(np.fromiter(map(self.term_ids.__getitem__, tokens), dtype=np.int64, count=len(tokens)))
+        self._counts.append(counts)
+        return ids
+
+    def terms(self) -> tuple[I64, I64]:
+        """Every word's term ids one after the other (in word id order), and how many each word has."""
+        if len(self._terms) > 1:
+            self._terms, self._counts = [np.concatenate(self._terms)], [np.concatenate(self._counts)]
+        return self._terms[0], self._counts[0]
+
+
+def _batch_pairs(occurrences: I64, rows: I64, words: _WordTerms, n_chunks: int) -> tuple[I64, I64, I64]:
     """A batch's distinct (term id, chunk row) pairs with their frequencies, from its identifier occurrences (word
-    ids, their chunk rows and weights): each occurrence expanded into its word's terms, equal pairs summed."""
-    if len(word_terms) > 1:  # keep one array of every word so far (the next batch reuses it)
-        word_terms[:] = [np.concatenate(word_terms)]
-        word_counts[:] = [np.concatenate(word_counts)]
-    flat_terms, counts = word_terms[0], word_counts[0]
+    ids and their chunk rows): each occurrence expanded into its word's terms, equal pairs counted."""
+    flat_terms, counts = words.terms()
+    if occurrences.size == 0:
+        return occurrences, occurrences, occurrences
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     per = counts[occurrences]
     total = int(per.sum())
     # the position of each expanded term in flat_terms: its word's start + its rank among the word's terms
     into = np.repeat(starts[occurrences] - (np.cumsum(per) - per), per) + np.arange(total, dtype=np.int64)
-    pair = flat_terms[into] * n_chunks + np.repeat(rows, per)
-    weight = np.repeat(weights, per)
-    order = np.argsort(pair)
-    pair, weight = pair[order], weight[order]
-    first = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1]))) if pair.size else np.zeros(0, np.int64)
-    summed = np.add.reduceat(weight, first) if first.size else np.zeros(0, dtype=np.int64)
+    pair = np.sort(flat_terms[into] * n_chunks + np.repeat(rows, per))
+    if pair.size == 0:  # only words without terms (single letters)
+        return pair, pair, pair
+    first = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
+    frequency = np.diff(np.append(first, pair.size))
     distinct = pair[first]
-    return distinct // n_chunks, distinct % n_chunks, summed
+    return distinct // n_chunks, distinct % n_chunks, frequency
 
 
 def query_terms(text: str) -> list[str]:

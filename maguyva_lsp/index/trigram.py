@@ -7,7 +7,6 @@ snapshot of the segments (`TrigramIndex`), dead files masked, so readers never s
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -25,10 +24,6 @@ if TYPE_CHECKING:
     from maguyva_lsp.index.segment_set import Segment, SegmentSet
 
 TRIGRAM_LEN = 3
-_CODE_SPACE = 1 << (8 * TRIGRAM_LEN)
-# Batches with more text than this dedupe each document's trigrams through a 2^24-entry scratch table (linear, no
-# sort; measured 5x faster than np.unique on the stdlib); smaller batches sort (arrays.unique) and skip the 64 MB table.
-SCRATCH_MIN_BYTES = 1 << 20
 # Non-ASCII characters that Python's re.IGNORECASE equates with an ASCII letter (İ, ı → i; ſ → s; Kelvin K → k),
 # found by brute force over every code point (tests check it). A case-insensitive match of an ASCII query can then
 # have other bytes than the query, so documents holding one are candidates of every case-insensitive search.
@@ -39,7 +34,6 @@ ASCII_FOLDING_CHARS: frozenset[str] = frozenset("\u0130\u0131\u017f\u212a")
 MAX_AND_TRIGRAMS = 256
 
 _EMPTY_CODES: U32 = np.empty(0, dtype=np.uint32)
-_scratch = threading.local()
 
 
 def utf8(text: str) -> bytes:
@@ -191,16 +185,13 @@ def _intersect(a: U32, b: U32) -> U32:
     return both
 
 
-def _unique_codes(data: bytes, scratch: npt.NDArray[np.int32] | None) -> U32:
-    codes = trigram_codes(data)
-    if scratch is None or codes.size == 0:
-        distinct: U32 = unique(codes)
-        return distinct
-    # Every window writes its own index into the table; exactly one window per distinct code then finds its index
-    # there (whichever write won), so this keeps one copy of each code without sorting.
-    index = np.arange(codes.size, dtype=np.int32)
-    scratch[codes] = index
-    kept: U32 = codes[scratch[codes] == index]
+def _unique_codes(data: bytes) -> U32:
+    """A document's distinct trigram codes, ascending. numpy's vectorised sort then one comparison: faster on the
+    stdlib (0.20 vs 0.33 s CPU) than the 2^24-entry scratch table it replaces, whose 64 MB were touched at random."""
+    codes = np.sort(trigram_codes(data))
+    if codes.size <= 1:
+        return codes
+    kept: U32 = codes[np.concatenate(([True], codes[1:] != codes[:-1]))]
     return kept
 
 
@@ -208,23 +199,25 @@ def trigram_arrays(core: CoreColumns) -> dict[str, Array]:
     """The trigram part of a segment: postings (trigram code → local file ids) and the files with ASCII-folding
     characters, over every file of the segment."""
     datas = [core.text_bytes(local).lower() for local in range(core.file_count)]
-    scratch = None
-    if sum(len(d) for d in datas) >= SCRATCH_MIN_BYTES:
-        scratch = getattr(_scratch, "table", None)
-        if scratch is None:
-            scratch = _scratch.table = np.empty(_CODE_SPACE, dtype=np.int32)
-    per_doc = [_unique_codes(data, scratch) for data in datas]
-    if scratch is not None:
-        _scratch.table = None  # 64 MB: not worth keeping between segments
-    if per_doc:
-        counts = np.array([codes.size for codes in per_doc], dtype=np.int64)
-        ids = np.repeat(np.arange(len(per_doc), dtype=np.uint32), counts)
-        postings = PostingLists.from_pairs(np.concatenate(per_doc), ids, None)
-    else:
-        postings = PostingLists.empty(False)
+    per_doc = [_unique_codes(data) for data in datas]
+    postings = _postings_of(per_doc)
     folding = [i for i, data in enumerate(datas) if _has_ascii_folding_bytes(data)]
     # file ids gap-coded as uint8 (5 % of the stdlib's gaps are wider and kept aside): 7.2 -> 4.8 MB there
     return {**postings.to_arrays("tri", id_gaps=np.uint8), "tri.fold": np.array(folding, dtype=np.uint32)}
+
+
+def _postings_of(per_doc: list[U32]) -> PostingLists:
+    """code → file ids from each file's distinct codes: the (code, file) pairs packed into one int64 each (a code
+    has 24 bits) and sorted by numpy's vectorised sort, several times faster than grouping them by a stable argsort."""
+    total = sum(codes.size for codes in per_doc)
+    if total == 0:
+        return PostingLists.empty(False)
+    bits = max(len(per_doc) - 1, 1).bit_length()
+    ids = np.repeat(np.arange(len(per_doc), dtype=np.int64), [codes.size for codes in per_doc])
+    packed = np.sort((np.concatenate(per_doc).astype(np.int64) << bits) | ids)
+    keys: U32 = (packed >> bits).astype(np.uint32)
+    files: U32 = (packed & ((1 << bits) - 1)).astype(np.uint32)
+    return PostingLists.from_sorted(keys, files, None)
 
 
 _FOLDING_BYTES: tuple[bytes, ...] = tuple(utf8(c) for c in sorted(ASCII_FOLDING_CHARS))

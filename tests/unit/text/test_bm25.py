@@ -138,6 +138,13 @@ def test_chunk_term_postings_match_the_definition_in_any_batching(monkeypatch: p
         assert order == sorted(order)
         lengths = [sum(f for (_, r), f in expected.items() if r == row) for row in range(len(texts))]
         assert built.lengths.tolist() == lengths
+    # a batch (or a segment) whose words have no terms at all: single letters only
+    monkeypatch.setattr(bm25, "WORD_BATCH_CHUNKS", 1)
+    built = bm25.chunk_term_postings(["a = b", "parse_config", "x"], [None, None, "y"])
+    assert built.terms == ["config", "parse", "parse_config"]
+    assert built.rows.tolist() == [1, 1, 1] and built.lengths.tolist() == [0, 3, 0]
+    nothing = bm25.chunk_term_postings(["a = b", ""], ["c", None])
+    assert nothing.terms == [] and nothing.keys.size == 0 and nothing.lengths.tolist() == [0, 0]
 
 
 def test_words_index_tokens_equal_index_tokens_word_by_word() -> None:
