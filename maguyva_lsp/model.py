@@ -6,9 +6,12 @@ All line and column numbers are 0-based (as in LSP); columns count Unicode code 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, overload
+
+import numpy as np
+import numpy.typing as npt
 
 Modality = Literal["semantic", "text", "structural", "graph"]
 MODALITIES: tuple[Modality, ...] = ("semantic", "text", "structural", "graph")
@@ -83,6 +86,98 @@ class Reference:
     alias: str | None = None  # for imports: the local name bound (`pj` in `import join as pj`)
 
 
+class ReferenceTable(Sequence[Reference]):
+    """One file's references as columns, as extraction produces them and the core columns store them; a Reference
+    object per row is built only when one is read (then all of them, once). The cold build encodes the columns and
+    reads no row: the stdlib's ~635k references cost ~1.3 s of objects (a frozen dataclass and its Span each) that
+    nothing looked at. Equal to a tuple of the same Reference values (and to another table of them)."""
+
+    __slots__ = ("_rows", "aliases", "enclosing", "kinds", "modules", "names", "path", "receivers", "spans")
+
+    def __init__(
+        self,
+        path: str,
+        names: list[str],
+        kinds: list[ReferenceKind],
+        spans: npt.NDArray[np.int64],  # (references, 4): start line, start column, end line, end column
+        enclosing: list[str | None],
+        *,
+        receivers: list[str | None],
+        modules: list[str | None],
+        aliases: list[str | None],
+    ) -> None:
+        count = len(names)
+        if spans.shape != (count, 4) or any(len(c) != count for c in (kinds, enclosing, receivers, modules, aliases)):
+            raise ValueError(f"reference columns of different lengths for {count} names")
+        self.path = path
+        self.names = names
+        self.kinds = kinds
+        self.spans = spans
+        self.enclosing = enclosing
+        self.receivers = receivers
+        self.modules = modules
+        self.aliases = aliases
+        self._rows: tuple[Reference, ...] | None = None
+
+    @staticmethod
+    def empty(path: str) -> ReferenceTable:
+        return ReferenceTable(path, [], [], np.zeros((0, 4), dtype=np.int64), [], receivers=[], modules=[], aliases=[])
+
+    def rows(self) -> tuple[Reference, ...]:
+        """The references as objects (built on the first read, then kept)."""
+        if self._rows is None:
+            path = self.path
+            self._rows = tuple(
+                Reference(name, kind, path, Span(*span), enclosing, receiver, module, alias)
+                for name, kind, span, enclosing, receiver, module, alias in zip(
+                    self.names,
+                    self.kinds,
+                    self.spans.tolist(),
+                    self.enclosing,
+                    self.receivers,
+                    self.modules,
+                    self.aliases,
+                    strict=True,
+                )
+            )
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @overload
+    def __getitem__(self, index: int) -> Reference: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Reference, ...]: ...
+    def __getitem__(self, index: int | slice) -> Reference | tuple[Reference, ...]:
+        return self.rows()[index]
+
+    def __iter__(self) -> Iterator[Reference]:
+        return iter(self.rows())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ReferenceTable):
+            return self.rows() == other.rows()
+        if isinstance(other, tuple):
+            return self.rows() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.rows())
+
+    def __repr__(self) -> str:
+        return f"ReferenceTable({self.rows()!r})"
+
+    # Pickled as its columns (analyses that workers send back), without the objects read from them.
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__ if name != "_rows"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self._rows = None
+
+
 def chunk_id(path: str, start_line: int, end_line: int) -> str:
     """A chunk's id: how every retriever names the same chunk, so that fusion can merge their hits on it."""
     return f"{path}#{start_line}-{end_line}"
@@ -116,7 +211,7 @@ class FileAnalysis:
     text: str
     content_hash: str
     definitions: tuple[Definition, ...]
-    references: tuple[Reference, ...]
+    references: Sequence[Reference]  # a ReferenceTable when extracted; a tuple when rebuilt from stored columns
     chunks: tuple[Chunk, ...]
     parse_error: str | None = None  # why the syntax tree was unusable, when it was
     # The text each chunk is embedded with, in `embed_style`, when the indexer prepared it (in a worker process, so

@@ -46,7 +46,7 @@ class GraphInput:
             analysis.content_hash,
             analysis.text.count("\n"),
             analysis.definitions,
-            analysis.references,
+            tuple(analysis.references),  # an extracted file's ReferenceTable: its objects, built once
         )
 
     @property

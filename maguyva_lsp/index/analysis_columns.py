@@ -32,7 +32,17 @@ import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.index.text_column import TextColumn, line_starts, offsets_of, text_arrays
-from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, ReferenceKind, SourceFile, Span
+from maguyva_lsp.model import (
+    Chunk,
+    Definition,
+    FileAnalysis,
+    PathClass,
+    Reference,
+    ReferenceKind,
+    ReferenceTable,
+    SourceFile,
+    Span,
+)
 from maguyva_lsp.store.container import (
     ENCODING,
     ENCODING_ERRORS,
@@ -110,7 +120,8 @@ def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
     line_counts: list[int] = []
     f_hash, f_lang, f_err, f_class, f_size, f_mtime = [], [], [], [], [], []
     d_name, d_kind, d_sig, d_parent, d_lang, d_span, d_nspan = [], [], [], [], [], [], []
-    r_name, r_kind, r_enc, r_recv, r_mod, r_alias, r_span = [], [], [], [], [], [], []
+    r_name, r_kind, r_enc, r_recv, r_mod, r_alias = [], [], [], [], [], []
+    r_span: list[Array] = []  # each file's (references, 4) spans
     c_start, c_end, c_sym, c_kind, c_parent, c_sig, c_hash, c_lang, c_text = [], [], [], [], [], [], [], [], []
     n_defs, n_refs, n_chunks = [], [], []
     kind_index = {kind: i for i, kind in enumerate(REFERENCE_KINDS)}
@@ -139,20 +150,36 @@ def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
             d_span.append((s.start_line, s.start_col, s.end_line, s.end_col))
             d_nspan.append((n.start_line, n.start_col, n.end_line, n.end_col))
         # A segment's references are most of its rows (635k on the stdlib): interned inline, in the same order as
-        # `pid` would (name, enclosing, receiver, module, alias), without a call per string.
-        for r in analysis.references:
-            r_name.append(intern(r.name, len(pooled)))
-            r_kind.append(kind_code(r.kind, reference_code))
-            text = r.enclosing
-            r_enc.append(NONE_ID if text is None else intern(text, len(pooled)))
-            text = r.receiver
-            r_recv.append(NONE_ID if text is None else intern(text, len(pooled)))
-            text = r.module
-            r_mod.append(NONE_ID if text is None else intern(text, len(pooled)))
-            text = r.alias
-            r_alias.append(NONE_ID if text is None else intern(text, len(pooled)))
-            s = r.span
-            r_span.append((s.start_line, s.start_col, s.end_line, s.end_col))
+        # `pid` would (name, enclosing, receiver, module, alias), without a call per string; an extracted file's
+        # ReferenceTable is read column by column, without building its Reference objects.
+        refs = analysis.references
+        if isinstance(refs, ReferenceTable):
+            for name, enclosing, receiver, module, alias in zip(
+                refs.names, refs.enclosing, refs.receivers, refs.modules, refs.aliases, strict=True
+            ):
+                r_name.append(intern(name, len(pooled)))
+                r_enc.append(NONE_ID if enclosing is None else intern(enclosing, len(pooled)))
+                r_recv.append(NONE_ID if receiver is None else intern(receiver, len(pooled)))
+                r_mod.append(NONE_ID if module is None else intern(module, len(pooled)))
+                r_alias.append(NONE_ID if alias is None else intern(alias, len(pooled)))
+            r_kind.extend([kind_code(kind, reference_code) for kind in refs.kinds])
+            r_span.append(refs.spans)
+        else:
+            spans: list[tuple[int, int, int, int]] = []
+            for r in refs:
+                r_name.append(intern(r.name, len(pooled)))
+                r_kind.append(kind_code(r.kind, reference_code))
+                text = r.enclosing
+                r_enc.append(NONE_ID if text is None else intern(text, len(pooled)))
+                text = r.receiver
+                r_recv.append(NONE_ID if text is None else intern(text, len(pooled)))
+                text = r.module
+                r_mod.append(NONE_ID if text is None else intern(text, len(pooled)))
+                text = r.alias
+                r_alias.append(NONE_ID if text is None else intern(text, len(pooled)))
+                s = r.span
+                spans.append((s.start_line, s.start_col, s.end_line, s.end_col))
+            r_span.append(_spans(spans))
         lines = analysis.text.split("\n") if analysis.chunks else []
         for c in analysis.chunks:
             c_start.append(c.start_line)
@@ -199,7 +226,7 @@ def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
         "ref.receiver": ids(r_recv),
         **_stored_columns("ref.module", ids(r_mod)),
         **_stored_columns("ref.alias", ids(r_alias)),
-        **_stored_columns("ref.span", _spans(r_span)),
+        **_stored_columns("ref.span", np.concatenate([_spans([]), *r_span]).astype(np.int32)),
         "chunk.start": ids(c_start),
         "chunk.end": ids(c_end),
         "chunk.symbol": ids(c_sym),

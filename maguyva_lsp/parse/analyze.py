@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tree_sitter import Node, Tree
@@ -122,7 +123,7 @@ def analyze_file(
     text = source.decode("utf-8", "replace")
     language = file.language
     definitions: list[Definition] = []
-    found: list[Reference] = []
+    found: Sequence[Reference] = ()
     parse_error: str | None = None
     if language is not None:
         parsed = parse_source(language, source)
@@ -135,7 +136,7 @@ def analyze_file(
         text=text,
         content_hash=content_hash(data),
         definitions=tuple(definitions),
-        references=tuple(found),
+        references=found,  # a ReferenceTable: its objects are built only if read
         chunks=tuple(chunks),
         parse_error=parse_error,
     )
@@ -143,7 +144,7 @@ def analyze_file(
 
 def _read_tree(
     tree: Tree, source: bytes, language: str, path: str, references: bool = True
-) -> tuple[list[Definition], list[Reference]]:
+) -> tuple[list[Definition], Sequence[Reference]]:
     """The one place every extractor reads the file's single syntax tree (definitions first: references use them).
 
     `language` is the grammar that built the tree, which is not always the file's (see FALLBACK_GRAMMARS).
@@ -153,5 +154,5 @@ def _read_tree(
     if language in SUPPORTED_TAG_LANGUAGES:
         definitions = extract_definitions(tree, source, language, path, lines=lines)
     if not references:
-        return definitions, []
+        return definitions, ()
     return definitions, extract_references(tree, source, language, path, definitions, lines=lines)

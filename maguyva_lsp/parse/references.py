@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from tree_sitter import Tree
 
-from maguyva_lsp.model import Definition, Reference, ReferenceKind, Span
+from maguyva_lsp.model import Definition, ReferenceKind, ReferenceTable, Span
 from maguyva_lsp.parse.positions import LineIndex
 from maguyva_lsp.parse.ref_query import (
     SCOPE_CLASS,
@@ -59,7 +59,7 @@ def extract_references(
     definitions: Sequence[Definition],
     *,
     lines: LineIndex | None = None,
-) -> list[Reference]:
+) -> ReferenceTable:
     """Every call, import, base class and other use of a name in one file, in source order, each with the
     qualified name of its innermost enclosing definition. Empty for grammars without a references query.
 
@@ -68,7 +68,7 @@ def extract_references(
     over all of them, and a name is read only for a use that reaches the local-binding test."""
     collected = collect(language, tree.root_node, source)
     if collected is None or not collected.candidates:
-        return []
+        return ReferenceTable.empty(path)
     index = lines if lines is not None else LineIndex(source)
     keys = list(collected.candidates)  # (start, end) byte ranges, in the order the nodes were first offered
     values = list(collected.candidates.values())
@@ -92,22 +92,29 @@ def extract_references(
     rows = np.array(uses.rows, dtype=np.int64)
     columns = index.positions(ranges[rows, 0], ranges[rows, 1])
     chosen = _off_definition_names(columns, definitions)
-    start_lines, start_cols, end_lines, end_cols = (c[chosen].tolist() for c in columns)
+    spans = np.stack([c[chosen] for c in columns], axis=1)  # (references, 4), int64
     picked = chosen.tolist()
-    enclosing = _enclosing_names(start_lines, start_cols, definitions)
+    enclosing = _enclosing_names(spans[:, 0].tolist(), spans[:, 1].tolist(), definitions)
     names, kinds, found = uses.names, uses.kinds, uses.candidates
-    out: list[Reference] = []
-    append = out.append
-    # Positional arguments, in the fields' order: this builds a file's every reference (635k on the stdlib).
-    for j, sl, sc, el, ec, outer in zip(picked, start_lines, start_cols, end_lines, end_cols, enclosing, strict=True):
-        c = found[j]
-        if c is None:
-            append(Reference(names[j], kinds[j], path, Span(sl, sc, el, ec), outer))
-        else:
-            subject = c.subject
-            enclosing_name = _subject_name(subject, definitions) if subject else outer
-            append(Reference(c.name, c.kind, path, Span(sl, sc, el, ec), enclosing_name, c.receiver, c.module, c.alias))
-    return out
+    # The columns of the table, without an object per reference (635k on the stdlib): most are bare uses, whose
+    # receiver, module and alias are None and whose enclosing definition is the one around them.
+    taken = [found[j] for j in picked]
+    receivers: list[str | None] = [None if c is None else c.receiver for c in taken]
+    modules: list[str | None] = [None if c is None else c.module for c in taken]
+    aliases: list[str | None] = [None if c is None else c.alias for c in taken]
+    for k, c in enumerate(taken):
+        if c is not None and c.subject:
+            enclosing[k] = _subject_name(c.subject, definitions)
+    return ReferenceTable(
+        path,
+        [names[j] for j in picked],
+        [kinds[j] for j in picked],
+        spans,
+        enclosing,
+        receivers=receivers,
+        modules=modules,
+        aliases=aliases,
+    )
 
 
 def _uses(starts: I64, values: Sequence[Candidate | Plain], skip_ranges: list[tuple[int, int]]) -> I64:

@@ -1,15 +1,22 @@
 """Core columns: line slices, single chunks and references read from the columns equal what the analysis held,
-whatever their storage (narrow or wide spans, sparse columns), also after a merge."""
+whatever their storage (narrow or wide spans, sparse columns), also after a merge; an extracted file's reference
+table encodes as its objects would."""
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from maguyva_lsp.config import DEFAULT_MAX_FILE_SIZE
 from maguyva_lsp.index.analysis_columns import CoreColumns, encode_analyses, merge_core
-from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, SourceFile, Span
+from maguyva_lsp.indexer import read_and_analyze
+from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, ReferenceTable, SourceFile, Span
+from maguyva_lsp.scan.walker import WorkspaceScanner
 from maguyva_lsp.store.container import ContainerError
 
 TEXTS = ["", "one", "a\nb", "a\nb\n", "\n\n", "x\r\ny\r\n", "é\nü\n\ud800z", "line\n" * 7 + "tail"]
@@ -104,3 +111,44 @@ def test_a_column_of_a_foreign_dtype_is_refused() -> None:
         CoreColumns({**arrays, "ref.span": arrays["ref.span"].astype(np.float32)})
     with pytest.raises(ContainerError, match=r"ref\.module"):
         CoreColumns({**arrays, "ref.module.at": np.array([5], dtype=np.int32)})
+
+
+def _sample_analyses() -> list[FileAnalysis]:
+    """Real extractions of the parse samples (every grammar with a references query, and some without)."""
+    folder = Path(__file__).parents[1] / "parse" / "samples"
+    files = WorkspaceScanner(folder, max_file_size=DEFAULT_MAX_FILE_SIZE).scan().files
+    found = [read_and_analyze(f, 60) for f in files]
+    return [a for a in found if isinstance(a, FileAnalysis)]
+
+
+def test_extracted_reference_tables_encode_as_their_objects_do() -> None:
+    analyses = _sample_analyses()
+    tables = [a.references for a in analyses]
+    assert all(isinstance(t, ReferenceTable) for t in tables) and sum(map(len, tables)) > 100
+    as_tuples = [dataclasses.replace(a, references=tuple(a.references)) for a in analyses]
+    assert as_tuples == analyses  # a table equals the tuple of its references (both ways round)
+    assert all(t == tuple(t) and tuple(t) == t and hash(t) == hash(tuple(t)) for t in tables)
+    mixed = [a if i % 2 else t for i, (a, t) in enumerate(zip(analyses, as_tuples, strict=True))]
+    expected = encode_analyses(as_tuples)
+    for version in (analyses, mixed):
+        arrays = encode_analyses(version)
+        assert arrays.keys() == expected.keys()
+        for name, values in expected.items():
+            assert arrays[name].dtype == values.dtype and np.array_equal(arrays[name], values), name
+    core = CoreColumns(expected)
+    for analysis in analyses:
+        assert core.references(core.local_id(analysis.path)) == analysis.references
+
+
+def test_a_reference_table_pickles_as_columns_and_reads_as_a_sequence() -> None:
+    table = next(a.references for a in _sample_analyses() if len(a.references) > 10)
+    assert isinstance(table, ReferenceTable)
+    rows = tuple(table)
+    again = pickle.loads(pickle.dumps(table))
+    assert again == table and tuple(again) == rows
+    assert table[0] == rows[0] and table[-1] == rows[-1] and table[2:5] == rows[2:5] and len(table) == len(rows)
+    assert rows[3] in table and table.index(rows[3]) == rows.index(rows[3])
+    assert table != list(rows) and ReferenceTable.empty("x.py") == ()
+    with pytest.raises(ValueError, match="different lengths"):
+        ReferenceTable("x.py", ["a"], [], np.zeros((1, 4), dtype=np.int64), [None], receivers=[None], modules=[None],
+                       aliases=[None])  # fmt: skip
