@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import numpy.typing as npt
@@ -72,7 +73,8 @@ def extract_references(
     index = lines if lines is not None else LineIndex(source)
     keys = list(collected.candidates)  # (start, end) byte ranges, in the order the nodes were first offered
     values = list(collected.candidates.values())
-    ranges = np.array(keys, dtype=np.int64).reshape(-1, 2)
+    # From the flattened pairs: np.array on a list of 2-tuples is ~3x slower (345k of them per 581 stdlib files).
+    ranges = np.fromiter(chain.from_iterable(keys), dtype=np.int64, count=2 * len(keys)).reshape(-1, 2)
     kept = _uses(ranges[:, 0], values, collected.skip_ranges)
     _apply_self_names(values, kept, collected.self_names)
     scopes = _ScopeTree(collected.scopes)
