@@ -12,9 +12,10 @@ exactly the files whose answers may change.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Protocol, TypeVar
 
 from maguyva_lsp.graph.conventions import (
@@ -169,6 +170,30 @@ class FileResolver:
         """`answer` without its cache, for a caller whose references are already distinct (graph/batch.py)."""
         targets = self._resolver.reference(ref)
         return (self._resolver.source_of(ref), targets) if targets else None
+
+
+@dataclass(frozen=True, slots=True)
+class Receiver:
+    """What a receiver's text says before any lookup: the same in every file, so made once per distinct text."""
+
+    parts: tuple[str, ...]  # split at the top level (`a.b(c).d` -> `a`, `b()`, `d`)
+    super_head: bool  # `super` / `super()` first
+    names_only: bool  # every part a name or a call of one (else a subscript or a literal: its type is unknown)
+    heads: tuple[tuple[str, int], ...]  # (dotted head, parts it spans) an import may bind, longest first
+
+
+# Receivers repeat across files (`self`, `os.path`, `self.assertEqual`'s `self`): a cold build of the stdlib asks
+# for ~130k of them per worker, a few thousand distinct.
+@lru_cache(maxsize=1 << 16)
+def receiver_shape(receiver: str) -> Receiver:
+    parts = tuple(split_receiver(receiver))
+    plain = next((k for k, p in enumerate(parts) if not _IDENTIFIER_RE.match(p)), len(parts))
+    return Receiver(
+        parts,
+        bool(parts) and bool(_SUPER_RE.match(parts[0])),
+        all(_IDENTIFIER_RE.match(p) or _INSTANCE_RE.match(p) for p in parts),
+        tuple((".".join(parts[:k]), k) for k in range(plain, 0, -1)),
+    )
 
 
 def _sure(node_id: str, resolution: Resolution) -> Target:
@@ -368,14 +393,15 @@ class _Resolver:
     def _qualified(self, ref: Reference, receiver: str) -> list[Target]:
         """`receiver.name`. Only top-level (FileResolver.answer calls it, no memo entry in progress): the per-file
         caches of its steps (`_top`) hold answers that read finished memo entries only (FileResolver says why)."""
-        parts = split_receiver(receiver)
+        shape = receiver_shape(receiver)
+        parts = shape.parts
         if not parts:
             return []
         head = parts[0]
-        if _SUPER_RE.match(head):
+        if shape.super_head:
             bases = [b for c in self._top_classes(ref.enclosing) for b in self._bases(c)]
             return self._top_member(bases, ref.name)
-        if not all(_IDENTIFIER_RE.match(p) or _INSTANCE_RE.match(p) for p in parts):
+        if not shape.names_only:
             return self._top_guess(ref.name, ref.kind)  # a subscript or a literal: its type is unknown
         if head in SELF_NAMES and not (head == "self" and "::" in receiver):
             classes = self._top_classes(ref.enclosing)
@@ -383,22 +409,21 @@ class _Resolver:
                 return self._top_member(classes, ref.name)
             inner = self._walk(classes, parts[1:])  # `self.Inner.f()`; `self.attr.f()` is an attribute of unknown type
             return self._top_member(inner, ref.name) if inner else self._top_guess(ref.name, ref.kind)
-        namespace = self._top_namespace(parts, ref.enclosing)
+        namespace = self._top_namespace(shape, ref.enclosing)
         if namespace is None and "::" in receiver:  # Rust paths: `crate::a::f()`, `super::f()`, `a::f()`
             namespace = [module_id(f) for f in self._module_files(receiver)] or None
         if namespace is None:
             return self._top_guess(ref.name, ref.kind)
         return self._once(("lookup", ref.name, *namespace), lambda: self._lookup(namespace, ref.name))
 
-    def _top_namespace(self, parts: list[str], enclosing: str | None) -> list[str] | None:
+    def _top_namespace(self, shape: Receiver, enclosing: str | None) -> list[str] | None:
         bindings = self.record.bindings
-        plain = next((k for k, p in enumerate(parts) if not _IDENTIFIER_RE.match(p)), len(parts))
-        if any(".".join(parts[:k]) in bindings for k in range(plain, 0, -1)):  # as `_namespace` looks
+        if any(dotted in bindings for dotted, _ in shape.heads):  # as `_namespace` looks
             enclosing = None  # a receiver an import binds: the same namespace in every scope (`os.path`)
-        key = (enclosing, tuple(parts))
+        key = (enclosing, shape.parts)
         if key in self._namespaces:
             return self._namespaces[key]
-        found = self._namespaces[key] = self._namespace(parts, enclosing)
+        found = self._namespaces[key] = self._namespace(shape, enclosing)
         return found
 
     def _top_classes(self, enclosing: str | None) -> list[str]:
@@ -420,13 +445,12 @@ class _Resolver:
             found = self._top[key] = make()
         return found
 
-    def _namespace(self, parts: list[str], enclosing: str | None) -> list[str] | None:
+    def _namespace(self, shape: Receiver, enclosing: str | None) -> list[str] | None:
         """The modules/classes a receiver names (node ids); None when nothing explains it (a variable, the result
         of a function); empty when it is known but not found (a module outside the project)."""
         bindings = self.record.bindings
-        plain = next((k for k, p in enumerate(parts) if not _IDENTIFIER_RE.match(p)), len(parts))
-        for k in range(plain, 0, -1):
-            dotted = ".".join(parts[:k])
+        parts = shape.parts
+        for dotted, k in shape.heads:
             if dotted in bindings:
                 ids = [i for b in bindings[dotted] for i in self._from_import(b)]
                 return self._walk(ids, parts[k:])
@@ -445,7 +469,7 @@ class _Resolver:
             return None
         return self._walk([t.node_id for t in heads], parts[1:])
 
-    def _walk(self, ids: list[str], rest: list[str]) -> list[str] | None:
+    def _walk(self, ids: list[str], rest: Sequence[str]) -> list[str] | None:
         """Follow the parts of a receiver through modules and classes; None at a call whose result's type is
         unknown, empty at a name that is not there."""
         nodes = self.index.nodes
@@ -579,7 +603,7 @@ class _Resolver:
             if receiver is None:
                 targets = resolver._name(name, node.parent)
             else:
-                space = resolver._namespace(split_receiver(receiver), node.parent)
+                space = resolver._namespace(receiver_shape(receiver), node.parent)
                 targets = resolver._lookup(space, name) if space else []
             out.extend(t.node_id for t in targets if self.index.nodes[t.node_id].kind in CLASS_KINDS)
         return [b for b in dict.fromkeys(out) if b != class_id]
