@@ -335,11 +335,13 @@ def resolve_share(job: ShareJob) -> SharePart:
         paths = sorted(records)
         files_part: dict[str, npt.NDArray[Any]] | None = None
         base_table: StringTable | None = None
+        texts: list[str] | None = None
         if job.first:  # the files' part: the others' strings are all renumbered when the parts are joined
             for path in paths:
                 builder.add_file(FileEntry(records[path], (), frozenset(), keys[path], _is_test(path)))
             files_part = builder.files_part()
-            base_table = strings.frozen()  # the files' strings (the uses go on interning into `strings`)
+            texts = strings.texts_from(0)  # the files' strings (all in the overlay so far: a copy of its list)
+            base_table = strings.frozen()  # the same strings (the uses go on interning into `strings`)
         base = len(strings)
         start, stop = job.share
         share = [p for p in paths if p >= start and (stop is None or p < stop)]
@@ -356,10 +358,11 @@ def resolve_share(job: ShareJob) -> SharePart:
             if rows is None:
                 raise GraphSourceError(f"no references of {path} (content {record.content_hash})")
             pieces.append(resolve_rows(index, record, rows, row, builder))
-        uses = {name: np.concatenate([piece[name] for piece in pieces]) for name in USE_COLUMNS}
+        # Column by column, each piece's array dropped once copied: one copy of the uses at a time, not two.
+        uses = {name: np.concatenate([piece.pop(name) for piece in pieces]) for name in USE_COLUMNS}
         added = strings.texts_from(base)
         table = base_table.arrays() if base_table is not None else None
-        return SharePart(len(share), uses, added, base, files_part, table, others if job.first else None)
+        return SharePart(len(share), uses, added, base, files_part, table, texts, others if job.first else None)
 
 
 class CodeGraph:

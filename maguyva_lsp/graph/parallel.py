@@ -10,6 +10,7 @@ here. The calling process decodes no references and makes no object per file, no
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -79,6 +80,7 @@ class SharePart:
     base: int  # strings of the files' part (the first worker; 0 for the others)
     files_part: dict[str, Array] | None  # the first worker: files, nodes, refs, module keys, words of all files
     table: dict[str, Array] | None  # the first worker: the files' strings
+    texts: list[str] | None  # the first worker: the same strings as a list (ids in order), for the join's dict
     others: list[tuple[str, str]] | None  # the first worker: (path, hash) of stored files the graph does not hold
 
 
@@ -102,37 +104,43 @@ def shares(
 
 
 def join(parts: Sequence[SharePart]) -> tuple[GraphSnapshot, list[tuple[str, str]]]:
-    """The workers' parts as one snapshot (as `_rebuild` makes it) and the files the graph does not hold."""
+    """The workers' parts as one snapshot (as `_rebuild` makes it) and the files the graph does not hold. The parts'
+    use columns are taken from them as they are joined (each part's arrays are freed once copied)."""
     first = parts[0]
-    if first.files_part is None or first.table is None or first.others is None:
+    if first.files_part is None or first.table is None or first.texts is None or first.others is None:
         raise ValueError("the first share lacks the files' part")
-    strings = StringTable.from_arrays(first.table)
-    uses: dict[str, list[Array]] = {name: [] for name in USE_COLUMNS}
-    offset = 0
-    for part in parts:
-        base = part.base
-        remap = np.array([strings.intern(s) for s in part.strings], dtype=np.int64)
-        for name in USE_COLUMNS:
-            column = part.uses[name]
+    # Every string's id through one dict (the files' strings, then each new one in the order met, as interning them
+    # one by one would number them): a C hash hit per string instead of a probe of the table's hash slots.
+    ids = dict(zip(first.texts, range(len(first.texts)), strict=True))
+    base_count = len(ids)
+    remaps = [np.array([ids.setdefault(s, len(ids)) for s in part.strings], dtype=np.int64) for part in parts]
+    joined: dict[str, Array] = {}
+    for name in USE_COLUMNS:
+        columns: list[Array] = []
+        offset = 0
+        for part, remap in zip(parts, remaps, strict=True):
+            column = part.uses.pop(name)
             if name in ("sites.source", "sites.target"):
-                column = _remapped(column.astype(np.int64), base, remap).astype(np.int32)
+                column = _remapped(column.astype(np.int64), part.base, remap).astype(np.int32)
             elif name == "deps.key":
-                column = _remapped_deps(column, base, remap)
+                column = _remapped_deps(column, part.base, remap)
             elif name.endswith(".file"):
                 column = column + offset
-            uses[name].append(column)
-        offset += part.files
-    joined = {name: np.concatenate(arrays).astype(COLUMNS[name][0], copy=False) for name, arrays in uses.items()}
+            columns.append(column)
+            offset += part.files
+        joined[name] = np.concatenate(columns).astype(COLUMNS[name][0], copy=False)
+        del columns
     # A file's keys are stored sorted (the builder sorts them as packed): renumbered strings may change the order.
     order = np.lexsort((joined["deps.key"], joined["deps.file"]))
     joined["deps.key"] = joined["deps.key"][order]
     joined["deps.file"] = joined["deps.file"][order]
     files_part = dict(first.files_part)
     files_part.update(joined)
-    if len(strings) > MAX_STRINGS:
+    if len(ids) > MAX_STRINGS:
         raise OverflowError(f"more than {MAX_STRINGS} distinct strings in the graph")
     segment = GraphSegment.assemble(files_part)
-    strings = strings.frozen()
+    added = list(itertools.islice(ids, base_count, None))
+    strings = StringTable.from_arrays(first.table).with_new(added).frozen()
     return GraphSnapshot.make(strings, [segment], [np.ones(segment.file_count, dtype=bool)]), first.others
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -181,6 +181,8 @@ class StringTable:
 
     def texts_from(self, start: int) -> list[str]:
         """The strings of ids start, start + 1, … (those interned after a table of `start` strings was written)."""
+        if start >= self._base:  # all in the overlay: a slice of its list
+            return self._added_texts[start - self._base :]
         return [self.text(sid) for sid in range(start, len(self))]
 
     def extended(self, texts: Iterable[str]) -> StringTable:
@@ -191,6 +193,18 @@ class StringTable:
             table.intern(text)
         for text in texts:
             table.intern(text)
+        return table
+
+    def with_new(self, texts: Sequence[str]) -> StringTable:
+        """This table with these strings added after it, ids in order, unprobed: the caller knows that none of them is
+        in the table and that they are distinct (the join of the graph workers' parts, which numbers every string
+        through one dict)."""
+        table = StringTable(self._blob, self._offsets, self._hashes, self._slots, self._joins)
+        table._added = dict(self._added)
+        table._added_texts = list(self._added_texts)
+        start = len(table)
+        table._added.update(zip(texts, range(start, start + len(texts)), strict=True))
+        table._added_texts.extend(texts)
         return table
 
     def frozen(self) -> StringTable:

@@ -122,6 +122,23 @@ def test_a_stored_string_table_finds_and_extends_like_the_one_written() -> None:
     assert np.array_equal(frozen.arrays()["hashes"], table.frozen().arrays()["hashes"])
 
 
+def test_strings_added_unprobed_get_the_ids_interning_gives() -> None:
+    texts = [f"pkg/m{i}.py" for i in range(300)]
+    base = StringTable.build(texts)
+    interned = StringTable.from_arrays(base.arrays())
+    interned.intern("over")
+    added = interned.with_new(["a", "b::c", "é"])  # what the join of the workers' parts does
+    assert len(interned) == 301 and interned.find("a") == -1  # its overlay is copied, not shared
+    for t in ("a", "b::c", "é"):
+        interned.intern(t)
+    assert len(added) == len(interned) == 304
+    assert [added.text(i) for i in range(304)] == [interned.text(i) for i in range(304)]
+    assert added.texts_from(300) == ["over", "a", "b::c", "é"]
+    frozen = added.frozen()
+    assert all(frozen.find(t) == interned.find(t) for t in [*texts, "over", "a", "b::c", "é"])
+    assert frozen.find("absent") == -1
+
+
 def test_lookups_through_the_distinct_keys_match_a_scan(tmp_path: Path) -> None:
     write_tree(tmp_path, SMALL)
     graph = GraphRetriever()
