@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.graph.inputs import GraphInput, ReferenceRows, ReferenceSource
@@ -19,7 +20,7 @@ from maguyva_lsp.graph.modules import system_of
 from maguyva_lsp.graph.segment import OUTWARD_REFERENCE_KINDS
 from maguyva_lsp.index.analysis_columns import CORE_PART, REFERENCE_KINDS, CoreColumns
 from maguyva_lsp.index.segment_set import Segments, SegmentSet
-from maguyva_lsp.model import FileAnalysis, Reference
+from maguyva_lsp.model import Definition, FileAnalysis, Reference, Span
 from maguyva_lsp.store.container import ContainerRecord, open_container
 
 
@@ -65,6 +66,7 @@ class StoredGraphFiles:
         self.where = where
         self._opened: list[CoreColumns] | None = None
         self._pools: dict[int, list[str | None]] = {}  # by id() of an opened container's columns
+        self._outward: dict[int, _OutwardRows] = {}  # likewise
 
     def __getstate__(self) -> dict[str, Any]:
         return {"cores": self.cores, "where": self.where}
@@ -74,6 +76,7 @@ class StoredGraphFiles:
         self.where = state["where"]
         self._opened = None
         self._pools = {}
+        self._outward = {}
 
     def _locate(self, path: str) -> tuple[CoreColumns, int]:
         if self._opened is None:
@@ -85,15 +88,15 @@ class StoredGraphFiles:
         """Each file with only its imports and base lists among its references, and whether the graph holds it."""
         for path in paths:
             core, local = self._locate(path)
+            definitions, references = self._outward_rows(core).file(local, self._pool(core))
             language = core.language(local)
-            definitions = core.definitions(local)
             file = GraphInput(
                 path,
                 language,
                 core.content_hash(local),
                 core.line_count(local) - 1,  # a line start follows each newline
                 definitions,
-                core.references(local, OUTWARD_REFERENCE_KINDS),
+                references,
                 complete=False,
             )
             belongs = system_of(language) is not None or bool(definitions) or core.reference_count(local) > 0
@@ -123,6 +126,13 @@ class StoredGraphFiles:
         if pool is None:
             pool = self._pools[id(core)] = [*core.pool(), None]
         return pool
+
+    def _outward_rows(self, core: CoreColumns) -> _OutwardRows:
+        """A container's definitions and outward references, read once per container (`inputs` reads every file)."""
+        rows = self._outward.get(id(core))
+        if rows is None:
+            rows = self._outward[id(core)] = _OutwardRows(core)
+        return rows
 
     def reference_rows(self, path: str, content_hash: str) -> ReferenceRows | None:
         """`references` as columns: what a cold build's workers resolve, without a Reference per row."""
@@ -179,3 +189,67 @@ def stored_graph_files(segments: Segments, paths: Iterable[str]) -> StoredGraphF
             cores.append((data_dir / record.name, record))
         where[path] = (k, found[1])
     return StoredGraphFiles(cores, where)
+
+
+class _OutwardRows:
+    """A container's definition rows and its imports and base lists (a few per cent of its references), each column
+    read once for the whole container; a file's Definitions and References are made from its slice of them. The
+    same objects `CoreColumns.definitions` and `.references(local, OUTWARD_REFERENCE_KINDS)` give, without their
+    per-file cost of a dozen array slices and a kind test (a worker reads every stored file)."""
+
+    def __init__(self, core: CoreColumns) -> None:
+        a = core.arrays
+        self.core = core
+        self.def_offsets: list[int] = np.asarray(a["file.defs"]).tolist()
+        self.defs = list(
+            zip(
+                *(np.asarray(a[name]).tolist() for name in ("def.name", "def.kind", "def.signature", "def.parent")),
+                np.asarray(a["def.language"]).tolist(),
+                np.asarray(a["def.span"]).tolist(),
+                np.asarray(a["def.name_span"]).tolist(),
+                strict=True,
+            )
+        )
+        ref_offsets = np.asarray(a["file.refs"], dtype=np.int64)
+        total = int(ref_offsets[-1]) if len(ref_offsets) else 0
+        codes = [i for i, kind in enumerate(REFERENCE_KINDS) if kind in OUTWARD_REFERENCE_KINDS]
+        picked = np.flatnonzero(np.isin(np.asarray(a["ref.kind"][:total]), codes))
+        # The picked rows of each file: [ref_starts[local], ref_starts[local + 1]) of `refs`.
+        self.ref_starts: list[int] = np.searchsorted(picked, ref_offsets).tolist()
+        columns = ("ref.name", "ref.kind", "ref.enclosing", "ref.receiver", "ref.module", "ref.alias", "ref.span")
+        self.refs = list(zip(*(core.rows(name, 0, total)[picked].tolist() for name in columns), strict=True))
+
+    def file(self, local: int, with_none: list[str | None]) -> tuple[tuple[Definition, ...], tuple[Reference, ...]]:
+        """One file's definitions and outward references (`with_none`: the pool with None after it)."""
+        core = self.core
+        path = core.paths[local]
+        pool = core.pool()
+        definitions = tuple(
+            Definition(
+                pool[name],
+                pool[kind],
+                path,
+                Span(*span),
+                Span(*nspan),
+                pool[sig],
+                None if parent < 0 else pool[parent],
+                None if lang < 0 else pool[lang],
+            )
+            for name, kind, sig, parent, lang, span, nspan in self.defs[
+                self.def_offsets[local] : self.def_offsets[local + 1]
+            ]
+        )
+        references = tuple(
+            Reference(
+                pool[name],
+                REFERENCE_KINDS[kind],
+                path,
+                Span(*span),
+                with_none[enc],
+                with_none[rcv],
+                with_none[mod],
+                with_none[al],
+            )
+            for name, kind, enc, rcv, mod, al, span in self.refs[self.ref_starts[local] : self.ref_starts[local + 1]]
+        )
+        return definitions, references
