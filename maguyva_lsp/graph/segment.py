@@ -284,18 +284,28 @@ class SegmentBuilder:
         c["files.test"].append(1 if entry.test else 0)
         c["files.hash"].append(strings.intern(record.content_hash))
         c["files.complete"].append(1 if record.complete and not self.outward_only else 0)
+        # The columns and the interning bound once per file: a cold build encodes every node of every file here.
+        intern, optional = strings.intern, strings.optional
+        ids, names, quals, kinds = c["nodes.id"], c["nodes.name"], c["nodes.qual"], c["nodes.kind"]
+        parents, languages, spans, name_spans = (
+            c["nodes.parent"],
+            c["nodes.language"],
+            c["nodes.span"],
+            c["nodes.name_span"],
+        )
+        flags_of, files = c["nodes.flags"], c["nodes.file"]
         for node in (record.module_node, *record.symbols.values()):
-            c["nodes.id"].append(strings.intern(node.node_id))
-            c["nodes.name"].append(strings.intern(node.name))
-            c["nodes.qual"].append(strings.intern(node.qualified_name))
-            c["nodes.kind"].append(strings.intern(node.kind))
-            c["nodes.parent"].append(strings.optional(node.parent))
-            c["nodes.language"].append(strings.optional(node.language))
-            c["nodes.span"].extend(_span(node.span))
-            c["nodes.name_span"].extend(_span(node.name_span))
+            ids.append(intern(node.node_id))
+            names.append(intern(node.name))
+            quals.append(intern(node.qualified_name))
+            kinds.append(intern(node.kind))
+            parents.append(optional(node.parent))
+            languages.append(optional(node.language))
+            spans.extend(_span(node.span))
+            name_spans.extend(_span(node.name_span))
             flags = (NODE_MEMBER if node.member else 0) | (NODE_TOPLEVEL if node.toplevel else 0)
-            c["nodes.flags"].append(flags | (NODE_MODULE if node.is_module else 0))
-            c["nodes.file"].append(file_row)
+            flags_of.append(flags | (NODE_MODULE if node.is_module else 0))
+            files.append(file_row)
         references = record.references
         if self.outward_only:
             references = tuple(r for r in references if r.kind in OUTWARD_REFERENCE_KINDS)

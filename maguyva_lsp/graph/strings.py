@@ -125,6 +125,8 @@ class StringTable:
         added = self._added.get(text)
         if added is not None:
             return added
+        if not self._base:  # an empty base holds nothing: no encoding, no hash (a worker's table starts empty)
+            return NO_STRING
         data = _encode(text)
         full = zlib.crc32(data)
         position = full & self._mask
@@ -145,7 +147,7 @@ class StringTable:
         sid = self.find(text)
         if sid != NO_STRING:
             return sid
-        sid = len(self)
+        sid = self._base + len(self._added_texts)
         self._added[text] = sid
         self._added_texts.append(text)
         return sid
