@@ -24,7 +24,7 @@ Nothing here is a Python object per row: `FileAnalysis` values are rebuilt only 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -269,6 +269,35 @@ class FileAt:
 
     segment: int
     local: int
+
+
+# A definition's row columns, in the order `definitions_of` reads a row.
+DEFINITION_COLUMNS = (
+    "def.name",
+    "def.kind",
+    "def.signature",
+    "def.parent",
+    "def.language",
+    "def.span",
+    "def.name_span",
+)
+
+
+def definitions_of(path: str, pool: Sequence[str], rows: Iterable[tuple[Any, ...]]) -> tuple[Definition, ...]:
+    """One file's definitions from its rows of DEFINITION_COLUMNS (as lists: pool ids, spans as 4 ints)."""
+    return tuple(
+        Definition(
+            pool[name],
+            pool[kind],
+            path,
+            Span(*span),
+            Span(*nspan),
+            pool[sig],
+            None if parent < 0 else pool[parent],
+            None if lang < 0 else pool[lang],
+        )
+        for name, kind, sig, parent, lang, span, nspan in rows
+    )
 
 
 class CoreColumns:
@@ -516,28 +545,7 @@ class CoreColumns:
         pool = self.pool()
         path = self.paths[local]
         d0, d1 = int(a["file.defs"][local]), int(a["file.defs"][local + 1])
-        return tuple(
-            Definition(
-                pool[name],
-                pool[kind],
-                path,
-                Span(*span),
-                Span(*nspan),
-                pool[sig],
-                None if parent < 0 else pool[parent],
-                None if lang < 0 else pool[lang],
-            )
-            for name, kind, sig, parent, lang, span, nspan in zip(
-                a["def.name"][d0:d1].tolist(),
-                a["def.kind"][d0:d1].tolist(),
-                a["def.signature"][d0:d1].tolist(),
-                a["def.parent"][d0:d1].tolist(),
-                a["def.language"][d0:d1].tolist(),
-                a["def.span"][d0:d1].tolist(),
-                a["def.name_span"][d0:d1].tolist(),
-                strict=True,
-            )
-        )
+        return definitions_of(path, pool, zip(*(a[name][d0:d1].tolist() for name in DEFINITION_COLUMNS), strict=True))
 
     def reference_count(self, local: int) -> int:
         return int(self.arrays["file.refs"][local + 1]) - int(self.arrays["file.refs"][local])

@@ -18,7 +18,13 @@ import numpy.typing as npt
 from maguyva_lsp.graph.inputs import GraphInput, ReferenceRows, ReferenceSource
 from maguyva_lsp.graph.modules import system_of
 from maguyva_lsp.graph.segment import OUTWARD_REFERENCE_KINDS
-from maguyva_lsp.index.analysis_columns import CORE_PART, REFERENCE_KINDS, CoreColumns
+from maguyva_lsp.index.analysis_columns import (
+    CORE_PART,
+    DEFINITION_COLUMNS,
+    REFERENCE_KINDS,
+    CoreColumns,
+    definitions_of,
+)
 from maguyva_lsp.index.segment_set import Segments, SegmentSet
 from maguyva_lsp.model import Definition, FileAnalysis, Reference, Span
 from maguyva_lsp.store.container import ContainerRecord, open_container
@@ -201,15 +207,7 @@ class _OutwardRows:
         a = core.arrays
         self.core = core
         self.def_offsets: list[int] = np.asarray(a["file.defs"]).tolist()
-        self.defs = list(
-            zip(
-                *(np.asarray(a[name]).tolist() for name in ("def.name", "def.kind", "def.signature", "def.parent")),
-                np.asarray(a["def.language"]).tolist(),
-                np.asarray(a["def.span"]).tolist(),
-                np.asarray(a["def.name_span"]).tolist(),
-                strict=True,
-            )
-        )
+        self.defs = list(zip(*(np.asarray(a[name]).tolist() for name in DEFINITION_COLUMNS), strict=True))
         ref_offsets = np.asarray(a["file.refs"], dtype=np.int64)
         total = int(ref_offsets[-1]) if len(ref_offsets) else 0
         codes = [i for i, kind in enumerate(REFERENCE_KINDS) if kind in OUTWARD_REFERENCE_KINDS]
@@ -224,21 +222,8 @@ class _OutwardRows:
         core = self.core
         path = core.paths[local]
         pool = core.pool()
-        definitions = tuple(
-            Definition(
-                pool[name],
-                pool[kind],
-                path,
-                Span(*span),
-                Span(*nspan),
-                pool[sig],
-                None if parent < 0 else pool[parent],
-                None if lang < 0 else pool[lang],
-            )
-            for name, kind, sig, parent, lang, span, nspan in self.defs[
-                self.def_offsets[local] : self.def_offsets[local + 1]
-            ]
-        )
+        d0, d1 = self.def_offsets[local], self.def_offsets[local + 1]
+        definitions = definitions_of(path, pool, self.defs[d0:d1])
         references = tuple(
             Reference(
                 pool[name],
