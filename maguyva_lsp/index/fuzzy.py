@@ -28,6 +28,22 @@ def letter_mask(text: str) -> int:
     return mask
 
 
+# The same bits by UTF-8 byte: a non-ASCII character's bytes are all >= 0x80, so they set none, as in letter_mask.
+_BYTE_BITS = np.zeros(256, dtype=np.uint64)
+for _c, _bit in _BITS.items():
+    _BYTE_BITS[ord(_c)] = _bit
+
+
+def letter_masks(blob: npt.NDArray[np.uint8], offsets: npt.NDArray[np.integer]) -> npt.NDArray[np.uint64]:
+    """`letter_mask` of every string of an encoded column (a blob and its n + 1 offsets), in numpy."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    out = np.zeros(offsets.size - 1, dtype=np.uint64)
+    filled = np.flatnonzero(np.diff(offsets) > 0)
+    if filled.size:  # reduceat over the non-empty strings only (an empty one would read its neighbour's byte)
+        out[filled] = np.bitwise_or.reduceat(_BYTE_BITS[np.asarray(blob)], offsets[filled])
+    return out
+
+
 def fuzzy_pattern(query: str) -> re.Pattern[str]:
     """The query's first letter, then each other letter after the previous one. `[^c]*+c` finds the next `c`
     without backtracking: the subsequence test is linear per name."""

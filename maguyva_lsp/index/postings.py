@@ -36,19 +36,20 @@ def head_of(key: bytes) -> int:
     return int.from_bytes(key[:HEAD_BYTES].ljust(HEAD_BYTES, b"\0"), "big")
 
 
-def heads_of(encoded: Sequence[bytes]) -> U64:
-    packed = b"".join(k[:HEAD_BYTES].ljust(HEAD_BYTES, b"\0") for k in encoded)
-    return np.frombuffer(packed, dtype=">u8").astype(np.uint64)
+def heads_of(blob: npt.NDArray[np.uint8], offsets: npt.NDArray[np.integer]) -> U64:
+    """`head_of` every string of an encoded column (a blob and its n + 1 offsets), in numpy."""
+    starts = np.asarray(offsets[:-1], dtype=np.int64)
+    lengths = np.minimum(np.diff(np.asarray(offsets, dtype=np.int64)), HEAD_BYTES)
+    padded = np.concatenate((np.asarray(blob, dtype=np.uint8), np.zeros(HEAD_BYTES, dtype=np.uint8)))
+    at = np.arange(HEAD_BYTES, dtype=np.int64)
+    first = np.where(at < lengths[:, None], padded[starts[:, None] + at], np.uint8(0))  # zero past a string's end
+    return np.ascontiguousarray(first, dtype=np.uint8).view(">u8").reshape(-1).astype(np.uint64)
 
 
 def vocabulary_arrays(name: str, strings: Sequence[str]) -> dict[str, Array]:
     """The arrays of a vocabulary of these strings, which must be sorted and unique."""
     blob, offsets = encode_strings(strings)
-    return {
-        f"{name}.blob": blob,
-        f"{name}.off": offsets,
-        f"{name}.head": heads_of([utf8(s) for s in strings]),
-    }
+    return {f"{name}.blob": blob, f"{name}.off": offsets, f"{name}.head": heads_of(blob, offsets)}
 
 
 class Vocabulary:

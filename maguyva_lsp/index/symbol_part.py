@@ -25,23 +25,22 @@ fits, lengths uint16 while the longest fits; the lower case of names is derived 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import chain, pairwise
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.index.analysis_columns import PATH_CLASSES, CoreColumns
-from maguyva_lsp.index.fuzzy import letter_mask
-from maguyva_lsp.index.postings import I32, I64, csr_from_pairs, csr_rows, vocabulary_arrays
+from maguyva_lsp.index.fuzzy import letter_masks
+from maguyva_lsp.index.postings import I32, I64, Bools, csr_from_pairs, csr_rows, vocabulary_arrays
 from maguyva_lsp.index.symbol_entry import (
+    SubwordTables,
     compact_name,
     is_declaration_file,
     kind_rank,
-    name_subwords,
-    parent_subwords,
     path_class_rank,
-    rank_head,
-    signature_words,
+    rank_heads,
 )
 from maguyva_lsp.index.symbol_segment import MENTION_KIND_OF_REFERENCE, SymbolSegment
 from maguyva_lsp.store.container import ENCODING, ENCODING_ERRORS, STRING_OFFSET_DTYPES, Array, string_arrays
@@ -141,16 +140,32 @@ class _PoolStrings:
         self._blob = np.asarray(core.arrays["pool.blob"])
         self._off = np.asarray(core.arrays["pool.off"])
 
+    def lengths(self, ids: npt.NDArray[Any]) -> I64:
+        """The encoded length of each string."""
+        index = np.asarray(ids, dtype=np.int64)
+        return self._off[index + 1].astype(np.int64) - self._off[index].astype(np.int64)
+
     def strings(self, ids: npt.NDArray[Any]) -> list[str]:
-        starts, ends = self._off[ids].tolist(), self._off[np.asarray(ids) + 1].tolist()
-        blob = self._blob
-        return [blob[s:e].tobytes().decode(ENCODING, ENCODING_ERRORS) for s, e in zip(starts, ends, strict=True)]
+        index = np.asarray(ids, dtype=np.int64)
+        starts, lengths = self._off[index].astype(np.int64), self.lengths(index)
+        bounds = np.zeros(index.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=bounds[1:])
+        # The chosen strings' bytes gathered and decoded at once; when they are all ASCII a byte offset is a
+        # character offset, so slicing the one text gives each string (nearly always: names and signatures).
+        picked = self._blob[np.repeat(starts - bounds[:-1], lengths) + np.arange(int(bounds[-1]), dtype=np.int64)]
+        joined = picked.tobytes()
+        cuts = bounds.tolist()
+        if joined.isascii():
+            text = joined.decode("ascii")
+            return [text[s:e] for s, e in pairwise(cuts)]
+        return [joined[s:e].decode(ENCODING, ENCODING_ERRORS) for s, e in pairwise(cuts)]
 
 
-def _csr(rows: Sequence[Sequence[int]]) -> tuple[I64, I32]:
+def _csr(rows: Sequence[Sequence[str]], index: Mapping[str, int]) -> tuple[I64, I32]:
+    """Each row's strings as their ids in `index`, CSR."""
     offsets = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)), out=offsets[1:])
-    flat = np.fromiter((x for row in rows for x in row), dtype=np.int32, count=int(offsets[-1]))
+    flat = np.fromiter(map(index.__getitem__, chain.from_iterable(rows)), dtype=np.int32, count=int(offsets[-1]))
     return offsets, flat
 
 
@@ -175,6 +190,15 @@ def _dense_rank(columns: Sequence[npt.NDArray[Any]]) -> I64:
     out = np.empty(n, dtype=np.int64)
     out[order] = np.cumsum(changed)
     return out
+
+
+def _sorted_members(values: I64, candidates: I64) -> Bools:
+    """Which of `values` are among `candidates` (np.isin's answer, by a sort and a binary search)."""
+    if values.size == 0 or candidates.size == 0:
+        return np.zeros(values.size, dtype=np.bool_)
+    ordered = np.sort(candidates)
+    at = np.minimum(np.searchsorted(ordered, values), ordered.size - 1)
+    return np.asarray(ordered[at] == values)
 
 
 def build_symbol_arrays(core: CoreColumns) -> dict[str, Array]:
@@ -203,15 +227,16 @@ def build_symbol_arrays(core: CoreColumns) -> dict[str, Array]:
     compacts = [compact_name(s) for s in names]
     keys = sorted(set(compacts))
     key_index = {k: i for i, k in enumerate(keys)}
-    nm_key = np.fromiter((key_index[c] for c in compacts), dtype=np.int32, count=len(compacts))
-    nm_word_lists = [name_subwords(s) for s in names]
-    pr_word_lists = [parent_subwords(p) for p in parents]
-    sg_word_lists = [signature_words(s) for s in pool.strings(sig_ids)]
-    words = sorted({w for lists in (nm_word_lists, pr_word_lists, sg_word_lists) for ws in lists for w in ws})
+    nm_key = np.fromiter(map(key_index.__getitem__, compacts), dtype=np.int32, count=len(compacts))
+    tables = SubwordTables()
+    nm_word_lists = tables.names(names)
+    pr_word_lists = tables.names(parents)
+    sg_word_lists = tables.signatures(pool.strings(sig_ids))
+    words = sorted(set(chain.from_iterable(chain(nm_word_lists, pr_word_lists, sg_word_lists))))
     word_index = {w: i for i, w in enumerate(words)}
-    nm_words_off, nm_words = _csr([[word_index[w] for w in ws] for ws in nm_word_lists])
-    pr_words_off, pr_words = _csr([[word_index[w] for w in ws] for ws in pr_word_lists])
-    sg_words_off, sg_words = _csr([[word_index[w] for w in ws] for ws in sg_word_lists])
+    nm_words_off, nm_words = _csr(nm_word_lists, word_index)
+    pr_words_off, pr_words = _csr(pr_word_lists, word_index)
+    sg_words_off, sg_words = _csr(sg_word_lists, word_index)
 
     # Postings: separator-free name → definitions; each field's sub-words → definitions.
     all_defs = np.arange(n_defs, dtype=np.int32)
@@ -223,7 +248,7 @@ def build_symbol_arrays(core: CoreColumns) -> dict[str, Array]:
     parent_off, parent_post = csr_from_pairs(parent_vals, with_parent[owner_p], len(words))
     owner_s, sig_vals = csr_rows(sg_words_off, sg_words, def_sg)
     width = max(len(words), 1)
-    own_name = np.isin(owner_s * width + sig_vals, owner * width + name_vals)  # the name's own words are not filed
+    own_name = _sorted_members(owner_s * width + sig_vals, owner * width + name_vals)  # a name's own words: not filed
     sig_off, sig_post = csr_from_pairs(sig_vals[~own_name], owner_s[~own_name], len(words))
 
     # The rank of each definition in the order of `symbol_entry.rank_key`, ties broken by source order.
@@ -236,20 +261,7 @@ def build_symbol_arrays(core: CoreColumns) -> dict[str, Array]:
     if parents:
         own_parent_len[has_parent] = np.array([len(p) for p in parents], dtype=np.int64)[parent_inverse]
     qualified = name_len[def_nm] + np.where(own_parent_len > 0, own_parent_len + 1, 0)
-    heads = np.fromiter(
-        (
-            rank_head(k, p, d, q)
-            for k, p, d, q in zip(
-                kind_rank_of[def_kd].tolist(),
-                file_path_rank[def_file].tolist(),
-                file_declaration[def_file].tolist(),
-                qualified.tolist(),
-                strict=True,
-            )
-        ),
-        dtype=np.int64,
-        count=n_defs,
-    )
+    heads = rank_heads(kind_rank_of[def_kd], file_path_rank[def_file], file_declaration[def_file], qualified)
     # `rank_key` compares `parent or ""`: no parent and an empty one are equal.
     parent_order = {p: i for i, p in enumerate(sorted({"", *parents}))}
     parent_rank = np.full(n_defs, parent_order[""], dtype=np.int64)
@@ -266,10 +278,11 @@ def build_symbol_arrays(core: CoreColumns) -> dict[str, Array]:
     def_rank = np.empty(n_defs, dtype=np.int32)
     def_rank[np.lexsort((source_pos, tied))] = np.arange(n_defs, dtype=np.int32)
 
+    key_arrays = vocabulary_arrays("key", keys)
     return {
-        **vocabulary_arrays("key", keys),
+        **key_arrays,
         "key.len": narrow_lengths([len(k) for k in keys]),
-        "key.mask": np.array([letter_mask(k) for k in keys], dtype=np.uint64),
+        "key.mask": letter_masks(key_arrays["key.blob"], key_arrays["key.off"]),
         "key.post_off": narrow_offsets(key_off),
         "key.post": key_post,
         **vocabulary_arrays("word", words),
@@ -307,11 +320,10 @@ def _mention_arrays(core: CoreColumns, pool: _PoolStrings, file_path_rank: I64) 
     name_pid = np.asarray(a["ref.name"])
     rows = np.flatnonzero((spans[:, 0] == spans[:, 2]) & (name_pid >= 0))
     ids, inverse = np.unique(name_pid[rows], return_inverse=True)
-    texts = pool.strings(ids)
-    named = np.array([bool(t) for t in texts], dtype=np.bool_)
+    named = pool.lengths(ids) > 0  # an empty name is no mention
     keep = named[inverse] if ids.size else np.zeros(0, dtype=np.bool_)
     rows, inverse = rows[keep], inverse[keep]
-    texts_kept = [t for t in texts if t]
+    texts_kept = pool.strings(ids[named])
     remap = np.cumsum(named) - 1  # old name index → index among the kept names
     rank = _ranks(texts_kept)
     name_rank = rank[remap[inverse]] if rows.size else np.zeros(0, dtype=np.int64)
@@ -322,8 +334,10 @@ def _mention_arrays(core: CoreColumns, pool: _PoolStrings, file_path_rank: I64) 
     ordered_names = np.asarray(name_rank)[order]
     offsets = np.zeros(len(texts_kept) + 1, dtype=np.int64)
     np.cumsum(np.bincount(ordered_names, minlength=len(texts_kept)), out=offsets[1:])
+    in_order = np.empty(len(texts_kept), dtype=np.int64)
+    in_order[rank] = np.arange(len(texts_kept), dtype=np.int64)
     return {
-        **vocabulary_arrays("ment", sorted(texts_kept)),
+        **vocabulary_arrays("ment", [texts_kept[i] for i in in_order.tolist()]),
         "ment.rows_off": narrow_offsets(offsets),
         "ment.rows": rows[order].astype(np.int32),
     }

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from maguyva_lsp.model import Definition
-from maguyva_lsp.tokens import split_identifier
+from maguyva_lsp.tokens import subwords
 
 # Scope separators of other languages, read as a dot: Rust/C++ `a::b`, PHP/C `a->b`, Ruby/Javadoc `A#b`.
 _SCOPE_SEPARATORS: tuple[str, ...] = ("::", "->", "#")
@@ -23,10 +23,19 @@ WORD_CACHE_SIZE = 8192  # words recur across signatures (`self`, `name`, `value`
 PATH_CACHE_SIZE = 8192  # module names of recently seen paths: qualified queries test many candidates per path
 
 
+def word_parts(word: str) -> tuple[str, ...]:
+    """The lower-case sub-words of one word (`parseConfig` → parse, config); a non-ASCII word stays whole."""
+    return tuple(subwords(word)) if word.isascii() else (word.lower(),)
+
+
 @lru_cache(maxsize=WORD_CACHE_SIZE)
 def _word_parts(word: str) -> tuple[str, ...]:
-    parts = split_identifier(word) if word.isascii() else [word.lower()]
-    return tuple(sys.intern(p) for p in parts)
+    return tuple(sys.intern(p) for p in word_parts(word))
+
+
+def words_of(text: str) -> list[str]:
+    """The words of a text that `subwords_of` splits."""
+    return _WORD_RE.findall(text)
 
 
 def subwords_of(text: str, *, min_length: int = 1) -> list[str]:
