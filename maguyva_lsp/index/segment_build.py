@@ -91,7 +91,8 @@ def merge_segments(
     data_dir: Path, sources: Sequence[MergeSource], parts: Sequence[PartBuilder], target: SegmentTarget | None
 ) -> BuiltSegment:
     """One segment with the live files of several (read mapped from the data folder): the core columns united,
-    every part merged from the sources' parts where it can (the text part), else built again from the united core."""
+    every part merged from the sources' parts where it can (the text and symbol parts), else built again from the
+    united core."""
     cores = [(CoreColumns(open_container(data_dir / s.core.name, s.core)), s.alive) for s in sources]
     core_arrays = merge_core(cores)
     merged = CoreColumns(core_arrays)

@@ -26,12 +26,12 @@ from maguyva_lsp.store.container import Array, StringColumn, string_arrays
 def merged_text_arrays(sources: Sequence[PartSource], merged: CoreColumns) -> dict[str, Array]:
     """The text part of `merged` (the core `merge_core` made of the sources' live files)."""
     position = {path: i for i, path in enumerate(merged.paths.to_list())}
-    file_maps = [_file_map(s, position) for s in sources]
+    file_maps = [live_file_map(s, position) for s in sources]
     return {**_trigram_arrays(sources, file_maps), **_bm25_arrays(sources, file_maps, merged)}
 
 
-def _file_map(source: PartSource, position: Mapping[str, int]) -> I64:
-    """Each local file's id in the merged segment, -1 for a dead one."""
+def live_file_map(source: PartSource, position: Mapping[str, int]) -> I64:
+    """Each local file's id in the merged segment (`position`: its row by path), -1 for a dead one."""
     out = np.full(source.core.file_count, -1, dtype=np.int64)
     paths = source.core.paths
     for local in np.flatnonzero(source.alive).tolist():

@@ -12,6 +12,7 @@ import numpy as np
 from maguyva_lsp.index.analysis_columns import CoreColumns, encode_analyses
 from maguyva_lsp.index.fuzzy import letter_mask, letter_masks
 from maguyva_lsp.index.postings import head_of, heads_of
+from maguyva_lsp.index.symbol_build import build_symbol_arrays, lexsort_packed
 from maguyva_lsp.index.symbol_entry import (
     SubwordTables,
     compact_name,
@@ -21,7 +22,7 @@ from maguyva_lsp.index.symbol_entry import (
     rank_heads,
     signature_words,
 )
-from maguyva_lsp.index.symbol_part import build_symbol_arrays, check_symbol_arrays
+from maguyva_lsp.index.symbol_part import check_symbol_arrays
 from maguyva_lsp.model import SourceFile
 from maguyva_lsp.parse.analyze import analyze_file
 from maguyva_lsp.parse.languages import language_for_path
@@ -86,3 +87,18 @@ def test_a_core_with_no_definitions_builds_an_empty_part() -> None:
     arrays = build_symbol_arrays(CoreColumns(encode_analyses([analyze_file(file, b"")])))
     check_symbol_arrays(arrays)
     assert arrays["def.rank"].size == 0 and arrays["key.mask"].size == 0
+
+
+def test_the_packed_lexsort_is_numpys_lexsort() -> None:
+    rng = np.random.default_rng(11)
+    n = 3000
+    cases: list[list[np.ndarray]] = [
+        [rng.integers(0, 3, n), rng.integers(0, 5, n)],  # one word, many ties (stability)
+        [rng.integers(0, 1 << 40, n), rng.integers(-5, 5, n), rng.integers(0, 1 << 30, n)],  # two words
+        [rng.integers(0, 2, n).astype(np.uint16), rng.integers(0, 1 << 62, n), rng.integers(0, 7, n)],
+        [np.full(n, 7, dtype=np.uint8), rng.integers(0, 4, n)],  # a constant key (no bits)
+        [np.array([1 << 63, 0, 5] * 1000, dtype=np.uint64), rng.integers(0, 3, n)],  # beyond int64: numpy's own
+        [np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)],
+    ]
+    for keys in cases:
+        assert np.array_equal(lexsort_packed(keys), np.lexsort(keys))

@@ -10,14 +10,8 @@ import numpy as np
 import pytest
 
 from maguyva_lsp.index.analysis_columns import CoreColumns, encode_analyses
-from maguyva_lsp.index.symbol_part import (
-    SYMBOL_PART,
-    SymbolPart,
-    check_symbol_arrays,
-    expected_dtypes,
-    narrow_lengths,
-    narrow_offsets,
-)
+from maguyva_lsp.index.symbol_build import narrow_lengths, narrow_offsets
+from maguyva_lsp.index.symbol_part import SYMBOL_PART, SymbolPart, check_symbol_arrays, expected_dtypes
 from maguyva_lsp.model import FileAnalysis, SourceFile
 from maguyva_lsp.parse.analyze import analyze_file
 from maguyva_lsp.parse.languages import language_for_path
