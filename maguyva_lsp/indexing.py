@@ -33,7 +33,7 @@ from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, Modality, SourceFile
 from maguyva_lsp.retrieve.base import Retriever
 from maguyva_lsp.retrieve.semantic import SemanticRetriever
-from maguyva_lsp.retrieve.semantic_workers import embed_jobs, embed_stored
+from maguyva_lsp.retrieve.semantic_workers import embed_jobs, embed_stored, joined_rows
 from maguyva_lsp.scan.ignore import IGNORE_FILE_NAMES
 from maguyva_lsp.scan.skips import NOT_RECORDED, Skip, SkipReason, printable_path
 from maguyva_lsp.scan.walker import WorkspaceScanner
@@ -664,8 +664,8 @@ class IndexWriter:
             return
         finally:
             self._release_pool()
-        for result in results:
-            semantic.apply_rows(result.files, result.vectors, result.embedded)
+        rows = joined_rows(results, semantic.embedder.dimension)
+        semantic.apply_rows(rows.files, rows.vectors, rows.embedded)
 
     def merge_in_background(self, *, everything: bool = True) -> threading.Thread | None:
         """Unite the segments in a worker process while queries go on (one segment answers fastest); without a store

@@ -79,6 +79,17 @@ def embed_stored(job: EmbedJob) -> EmbeddedRows:
     return EmbeddedRows(tuple(files), vectors, embedded)
 
 
+def joined_rows(results: Sequence[EmbeddedRows], dimension: int) -> EmbeddedRows:
+    """The jobs' rows as one batch, in job order: applied at once, they make one part of the vectors (applied job by
+    job, each job's part was merged into the chain in turn, rewriting its rows about log2(jobs) times: 0.5 against
+    0.14 s on the stdlib, serial at the end of a cold build). The stored rows are the same."""
+    return EmbeddedRows(
+        tuple(file for result in results for file in result.files),
+        RowVectors.concat([result.vectors for result in results], dimension),
+        sum(result.embedded for result in results),
+    )
+
+
 def _opened(stored: StoredGraphFiles) -> StoredGraphFiles:
     """The worker's open view of these stored files (the same containers, the same places), else this one."""
     key = (*stored.cores, *stored.where.items())

@@ -13,10 +13,12 @@ import pytest
 from maguyva_lsp import indexer, indexing
 from maguyva_lsp.config import Settings
 from maguyva_lsp.engine import Engine
+from maguyva_lsp.index.graph_inputs import stored_graph_files
 from maguyva_lsp.index.vector_part import FileRows, RowVectors
 from maguyva_lsp.indexer import Analyzer
+from maguyva_lsp.retrieve import semantic_workers
 from maguyva_lsp.retrieve.semantic import SemanticRetriever
-from maguyva_lsp.retrieve.semantic_workers import embed_stored
+from maguyva_lsp.retrieve.semantic_workers import embed_jobs, embed_stored, joined_rows
 from tests.unit.engine.test_engine import snapshot, write_tree
 from tests.unit.engine.test_segments_in_workers import corpus
 
@@ -26,6 +28,8 @@ def small_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(indexer, "PARALLEL_MIN_FILES", 10)
     monkeypatch.setattr(indexing, "FIRST_SEGMENT_FILES", 8)
     monkeypatch.setattr(indexing, "WORKER_GRAPH_FILES", 10)
+    # several jobs, so that their rows are joined before they are applied
+    monkeypatch.setattr(semantic_workers, "EMBED_JOB_FILES", 8)
 
 
 def _rows(engine: Engine) -> dict[str, Any]:
@@ -137,5 +141,38 @@ def test_apply_rows_keeps_rows_of_the_same_tag(tmp_path: Path) -> None:
                 store.vectors_of([loc for loc, _ in store.rows_of(p)]).codes,
                 store.vectors_of([loc for loc, _ in held[p]]).codes,
             )
+    finally:
+        engine.close()
+
+
+def test_jobs_applied_at_once_give_the_rows_job_by_job_gives(tmp_path: Path) -> None:
+    """`joined_rows`: the jobs' rows applied as one batch are the rows the jobs applied one by one give."""
+    root = tmp_path / "ws"
+    write_tree(root, corpus())
+    engine = Engine(root, Settings(index_dir=str(tmp_path / "a"), workers=1))
+    try:
+        engine.index()
+        paths = sorted(engine.segments.stored_files())
+        stored = stored_graph_files(engine.segments, paths)
+        factory = engine.semantic.worker_embedder
+        assert stored is not None and factory is not None
+        results = [embed_stored(job) for job in embed_jobs(stored, paths, factory)]
+        assert len(results) > 2
+        one, each = SemanticRetriever(engine.semantic.embedder), SemanticRetriever(engine.semantic.embedder)
+        rows = joined_rows(results, engine.semantic.embedder.dimension)
+        one.apply_rows(rows.files, rows.vectors, rows.embedded)
+        for result in results:
+            each.apply_rows(result.files, result.vectors, result.embedded)
+        assert one.embedded_texts == each.embedded_texts > 0
+        assert one.store.live_count == each.store.live_count == len(rows.vectors) > 0
+        for path in paths:
+            held = [list(s.store.rows_of(path)) for s in (one, each)]
+            assert [ref for _, ref in held[0]] == [ref for _, ref in held[1]]
+            assert one.store.path_tag(path) == each.store.path_tag(path)
+            if held[0]:
+                got = [s.store.vectors_of([loc for loc, _ in h]) for s, h in zip((one, each), held, strict=True)]
+                assert got[0].codes.tobytes() == got[1].codes.tobytes()
+                assert got[0].quantized is not None and got[1].quantized is not None
+                assert got[0].quantized.tobytes() == got[1].quantized.tobytes()
     finally:
         engine.close()
