@@ -14,6 +14,7 @@ from __future__ import annotations
 import pickle
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from maguyva_lsp.embed.base import Embedder, Embeddings
 from maguyva_lsp.index.graph_inputs import StoredGraphFiles
@@ -23,6 +24,10 @@ from maguyva_lsp.retrieve.semantic import file_tag, fresh_rows, planned_rows
 # Files per job: enough to amortise a job's pickling, few enough that the jobs spread evenly over the workers and
 # that a job's texts stay small (about 30 chunks a file).
 EMBED_JOB_FILES = 128
+# The last files go in smaller jobs: the workers then end within a small job of each other (with jobs of 128 files,
+# ~0.4 s each, one core waited half a job on average at the end of a cold build, the index's last step).
+EMBED_TAIL_JOBS = 4
+EMBED_TAIL_JOB_FILES = 32
 
 # A worker's embedder, made at its first job (loading the model costs ~0.3 s) and kept for the next ones; keyed by
 # the pickled factory (each job unpickles a factory of its own).
@@ -48,11 +53,11 @@ class EmbeddedRows:
 
 
 def embed_jobs(stored: StoredGraphFiles, paths: Sequence[str], embedder: Callable[[], Embedder]) -> list[EmbedJob]:
-    """The files cut into jobs of EMBED_JOB_FILES."""
-    return [
-        EmbedJob(stored, tuple(paths[at : at + EMBED_JOB_FILES]), embedder)
-        for at in range(0, len(paths), EMBED_JOB_FILES)
-    ]
+    """The files cut into jobs of EMBED_JOB_FILES, the last EMBED_TAIL_JOBS jobs' worth into jobs of
+    EMBED_TAIL_JOB_FILES."""
+    tail = max(0, len(paths) - EMBED_TAIL_JOBS * EMBED_JOB_FILES)
+    bounds = [*range(0, tail, EMBED_JOB_FILES), *range(tail, len(paths), EMBED_TAIL_JOB_FILES), len(paths)]
+    return [EmbedJob(stored, tuple(paths[at:end]), embedder) for at, end in pairwise(bounds)]
 
 
 def embed_stored(job: EmbedJob) -> EmbeddedRows:

@@ -30,6 +30,7 @@ def small_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(indexing, "WORKER_GRAPH_FILES", 10)
     # several jobs, so that their rows are joined before they are applied
     monkeypatch.setattr(semantic_workers, "EMBED_JOB_FILES", 8)
+    monkeypatch.setattr(semantic_workers, "EMBED_TAIL_JOB_FILES", 4)
 
 
 def _rows(engine: Engine) -> dict[str, Any]:
