@@ -29,6 +29,7 @@ from maguyva_lsp.index.file_table import FileTable
 from maguyva_lsp.index.graph_inputs import graph_inputs, stored_graph_files
 from maguyva_lsp.index.segment_build import merge_segments
 from maguyva_lsp.index.segment_set import MAX_SEGMENTS, MergePlan, Segments, StoredFile
+from maguyva_lsp.index.text_part import TEXT_PART
 from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, Modality, SourceFile
 from maguyva_lsp.retrieve.base import Retriever
@@ -582,7 +583,8 @@ class IndexWriter:
         plan = self.segments.plan_completion()
         if plan is None or data_dir is None:
             return
-        sources = self.segments.completion_sources(plan, cores)
+        # The text part reads no references: the first pass's is kept where the second read the same bytes.
+        sources = self.segments.completion_sources(plan, cores, kept_parts=(TEXT_PART,))
         target = self.segments.reserve()
         if sources is None or target is None:  # a second pass lost files: they stay pending, for the next writer
             log.warning("references of %d index segments could not be completed", len(plan.segments))

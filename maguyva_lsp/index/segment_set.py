@@ -96,6 +96,22 @@ class Segment:
         return Segment(self.ident, self.core, alive, self.records, self.parts, self.volatile, hidden, self.pending)
 
 
+def same_files(first: CoreColumns, second: CoreColumns) -> bool:
+    """Whether two cores hold the same files in the same order with the same bytes (content hashes), language and
+    class, cut into the same chunks: what a part that reads only texts and chunks builds is then the same for both
+    (the analysis is a function of the bytes). Cheap: a few array comparisons and one string per file."""
+    a, b = first.arrays, second.arrays
+    if first.file_count != second.file_count:
+        return False
+    for name in ("file.path.blob", "file.path.off", "file.class", "file.chunks", "chunk.start", "chunk.end"):
+        if not np.array_equal(np.asarray(a[name]), np.asarray(b[name])):
+            return False
+    return all(
+        first.content_hash(i) == second.content_hash(i) and first.language(i) == second.language(i)
+        for i in range(first.file_count)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class MergePlan:
     """Segments chosen for a merge and which of their files were alive when it was planned."""
@@ -671,12 +687,20 @@ class Segments:
             self._merging.update(id(s.core) for s in picked)
             return MergePlan(picked, tuple(s.alive.copy() for s in picked))
 
-    def completion_sources(self, plan: MergePlan, cores: Mapping[str, ContainerRecord]) -> list[MergeSource] | None:
+    def completion_sources(
+        self, plan: MergePlan, cores: Mapping[str, ContainerRecord], kept_parts: Iterable[str] = ()
+    ) -> list[MergeSource] | None:
         """What the completion's merge reads: for each pending segment, the core its second pass wrote (`cores`, by
         the pending segment's id), with the files alive that are alive in the pending segment (matched by path: the
-        second pass skips a file that became unreadable). None when a segment with live files has no such core."""
+        second pass skips a file that became unreadable). None when a segment with live files has no such core.
+
+        `kept_parts`: parts that read no references (the text part: file texts and chunks). A pending segment's own
+        container of such a part goes with its second core when both passes read the same files in the same order
+        with the same bytes (`same_files`): the merge then unites those parts instead of building them again from the
+        united core. A file changed, gone or skipped between the passes leaves the part out (built from the cores)."""
         store = self._store
         assert store is not None
+        kept = tuple(kept_parts)
         sources: list[MergeSource] = []
         for segment, alive in zip(plan.segments, plan.alive, strict=True):
             record = cores.get(segment.ident)
@@ -689,7 +713,15 @@ class Segments:
             found = locals_ >= 0
             mapped = np.zeros(core.file_count, dtype=np.bool_)
             mapped[found] = alive[locals_[found]]
-            sources.append(MergeSource(record, mapped))
+            same = same_files(segment.core, core)
+            parts = {k: segment.records[k] for k in kept if k in segment.records} if same else {}
+            sources.append(MergeSource(record, mapped, parts))
+        log.debug(
+            "completion keeps the first pass's %s for %d of %d segments",
+            kept,
+            sum(bool(s.parts) for s in sources),
+            len(sources),
+        )
         return sources
 
     def abandon_merge(self, plan: MergePlan) -> None:

@@ -8,11 +8,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from maguyva_lsp import indexer, indexing
 from maguyva_lsp.config import Settings
 from maguyva_lsp.engine import MENTIONS_PENDING, Engine
+from maguyva_lsp.index.segment_set import Segment
+from maguyva_lsp.index.text_part import TEXT_PART, TextPart
 from maguyva_lsp.indexing import IndexProgress
 from maguyva_lsp.store.manifest import read_manifest
 from tests.unit.engine.test_engine import snapshot, write_tree
@@ -80,6 +83,7 @@ def test_two_passes_publish_text_first_and_end_like_one_pass(tmp_path: Path) -> 
         after = snapshot(engine), _graph_view(engine)
         status = engine.status()
         segments = engine.segments.current.segments
+        _assert_text_part_of_its_core(engine, segments[0])
     finally:
         engine.close()
     assert len(seen) == 1, "the second pass ran"
@@ -94,6 +98,48 @@ def test_two_passes_publish_text_first_and_end_like_one_pass(tmp_path: Path) -> 
     assert len(segments) == 1 and not segments[0].pending
     manifest = read_manifest(engine.index_dir)
     assert manifest is not None and not any(s.pending for s in manifest.segments)
+    assert after == _fresh(root)
+
+
+def _assert_text_part_of_its_core(engine: Engine, segment: Segment) -> None:
+    """The stored text part of a segment is exactly what building it from the segment's core gives (a completion
+    that kept the first pass's parts must not differ from one that built them again)."""
+    store = engine.segments._store
+    assert store is not None
+    stored = store.open(segment.records[TEXT_PART]).arrays
+    built = TextPart().build(segment.core)
+    assert sorted(stored) == sorted(built)
+    for name, array in built.items():
+        assert np.asarray(stored[name]).dtype == array.dtype and np.array_equal(np.asarray(stored[name]), array), name
+
+
+def test_files_changed_or_gone_between_the_passes_end_as_a_fresh_build_of_the_new_content(tmp_path: Path) -> None:
+    """The second pass reads the files again: one rewritten and one deleted after the first pass end as in a fresh
+    build of the folder as it is then; the first pass's text part of their segments is not kept."""
+    root, store, file_count = _workspace(tmp_path)
+    engine = Engine(root, Settings(index_dir=str(store), workers=2))
+    changed = root / "pkg" / "mod3.py"
+
+    def change_between_passes(p: IndexProgress) -> None:
+        if p.phase == "extracting references" and p.done == 0:
+            changed.write_text("def between_passes_marker(value):\n    return value\n", encoding="utf-8")
+            (root / "pkg" / "mod20.py").unlink()
+
+    try:
+        engine.index(change_between_passes, wait_for_embeddings=False)
+        engine.wait_for_embeddings()
+        engine.wait_for_merges()
+        after = snapshot(engine), _graph_view(engine)
+        found = engine.search('"between_passes_marker"').to_json()["results"]
+        old = engine.search('"helper_3("').to_json()["results"]
+        segments = engine.segments.current.segments
+        assert len(segments) == 1 and not segments[0].pending
+        _assert_text_part_of_its_core(engine, segments[0])
+        assert engine.status()["files"] == file_count - 1
+    finally:
+        engine.close()
+    assert [r["uri"].rsplit("/", 2)[-2:] for r in found] == [["pkg", "mod3.py"]]
+    assert not any(r["uri"].endswith("pkg/mod3.py") for r in old)
     assert after == _fresh(root)
 
 
