@@ -14,17 +14,13 @@ import pytest
 
 from maguyva_lsp.engine import INDEX_PARTS
 from maguyva_lsp.index.analysis_columns import CoreColumns, merge_core
-from maguyva_lsp.index.segment_build import MergeSource, SegmentTarget, _part_sources, merge_segments
+from maguyva_lsp.index.segment_build import MergeSource, _part_sources
 from maguyva_lsp.index.segment_set import Segments
 from maguyva_lsp.index.symbol_part import SYMBOL_PART, SymbolPart
-from maguyva_lsp.model import FileAnalysis, SourceFile
-from maguyva_lsp.parse.analyze import analyze_file
-from maguyva_lsp.parse.languages import language_for_path
-from maguyva_lsp.scan.classify import classify_path
 from maguyva_lsp.store.container import open_container
 from maguyva_lsp.store.segment_store import SegmentStore
+from tests.unit.merged_parts import analysis, merged_part, package_files
 
-ROOT = Path(__file__).resolve().parents[3]
 NAMES = """\
 class HTTPServer:
     def Ärger(self, ΣIGMA: int) -> None: ...
@@ -36,51 +32,29 @@ def parse(): ...
 """
 
 
-def _analysis(rel: str, data: bytes, mtime: int = 1) -> FileAnalysis:
-    file = SourceFile(rel, f"/ws/{rel}", language_for_path(rel), classify_path(rel), len(data), mtime)
-    return analyze_file(file, data)
-
-
-def _files(folder: str) -> list[FileAnalysis]:
-    return [
-        _analysis(f"{folder}/{p.name}", p.read_bytes()) for p in sorted((ROOT / "maguyva_lsp" / folder).glob("*.py"))
-    ]
-
-
 @pytest.fixture()
 def segments(tmp_path: Path) -> Segments:
     segments = Segments(SegmentStore(tmp_path, "t", "fp"), INDEX_PARTS)
-    segments.save([*_files("index"), _analysis("odd/names.py", NAMES.encode())])
-    segments.save(_files("parse"))
-    segments.save(_files("store"))
-    changed = _files("index")[5]
+    segments.save([*package_files("index"), analysis("odd/names.py", NAMES.encode())])
+    segments.save(package_files("parse"))
+    segments.save(package_files("store"))
+    changed = package_files("index")[5]
     # a file replaced (dead in the first segment), two removed, a segment whose files all die, and the names file
     # rewritten so that some of its names live only in the older segment (dead there)
     segments.save(
         [
-            _analysis(changed.path, changed.text.encode() + b"\ndef added_here(x): ...\n", mtime=2),
-            _analysis("odd/names.py", "def Straße(): ...\ndef renamed_ÄRGER(): ...\n".encode(), mtime=2),
+            analysis(changed.path, changed.text.encode() + b"\ndef added_here(x): ...\n", mtime=2),
+            analysis("odd/names.py", "def Straße(): ...\ndef renamed_ÄRGER(): ...\n".encode(), mtime=2),
         ],
         removed=["index/bm25.py", "parse/__init__.py"],
     )
-    segments.save(_files("graph"))
-    segments.save([], removed=[a.path for a in _files("graph")])
+    segments.save(package_files("graph"))
+    segments.save([], removed=[a.path for a in package_files("graph")])
     return segments
 
 
 def _merged_symbols(segments: Segments, tmp_path: Path, *, with_parts: bool) -> Mapping[str, np.ndarray]:
-    plan = segments.plan_merge(everything=True)
-    assert plan is not None and len(plan.segments) >= 4
-    sources = segments.merge_sources(plan)
-    if not with_parts:
-        sources = [MergeSource(s.core, s.alive) for s in sources]
-    segments.abandon_merge(plan)
-    assert segments.data_dir is not None
-    out = tmp_path / ("parts" if with_parts else "cores")
-    out.mkdir()
-    built = merge_segments(segments.data_dir, sources, INDEX_PARTS, SegmentTarget(out, "99"))
-    record = built.records[SYMBOL_PART]
-    return dict(open_container(out / record.name, record).arrays)
+    return merged_part(segments, tmp_path, SYMBOL_PART, with_parts=with_parts)
 
 
 def _assert_same(merged: Mapping[str, np.ndarray], built: Mapping[str, np.ndarray]) -> None:
