@@ -30,6 +30,7 @@ from maguyva_lsp.parse.languages import language_for_path
 from maguyva_lsp.scan.generated import looks_generated
 from maguyva_lsp.scan.read import read_source
 from maguyva_lsp.scan.skips import Skip, SkipReason
+from maguyva_lsp.worker_lifeline import watch_parent
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -317,7 +318,10 @@ class Analyzer:
                 # spawn, not fork: the server process has threads (event loop, watchers) that fork would copy
                 # mid-state.
                 context = multiprocessing.get_context("spawn")
-                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=context)
+                # Workers whose owner dies without shutting the pool down (SIGKILL, OOM) exit instead of sleeping on.
+                self._pool = ProcessPoolExecutor(
+                    max_workers=self.workers, mp_context=context, initializer=watch_parent, initargs=(os.getpid(),)
+                )
             self._users += 1
             pool = self._pool
         try:
