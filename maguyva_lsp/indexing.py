@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from maguyva_lsp.config import Settings
 from maguyva_lsp.embed.base import Embedder
@@ -44,6 +44,8 @@ from maguyva_lsp.store.skip_memo import SkipMemo
 
 log = logging.getLogger(__name__)
 
+_F = TypeVar("_F")  # what a cold index cuts into segment jobs (its files)
+
 # Files applied at once during a full index: searches in between see partial results. Each batch costs a segment
 # (and the graph a re-resolution of the names the batch adds), so batches grow geometrically: the first results come
 # early and a cold index still makes only a handful of segments.
@@ -53,6 +55,10 @@ APPLY_BATCH_GROWTH = 2
 # searchable within seconds, then larger ones (fewer to merge at the end).
 FIRST_SEGMENT_FILES = 64
 MAX_SEGMENT_FILES = 512
+# The smallest job of a cold index's tail (see segment_groups): with 512-file jobs to the end, one core idled through
+# most of the other's last job (up to ~2 s on the stdlib, where the text and structural indexes are complete only
+# once the last job is in).
+TAIL_SEGMENT_FILES = 128
 # An index run that loads or analyses at least this many files runs with the cyclic collector paused and freezes what
 # it built (heap.py): the index makes no cycles, and full collections rescanning its objects cost seconds.
 LARGE_INDEX_FILES = 500
@@ -82,15 +88,18 @@ def _combined(batches: Sequence[ChangeBatch]) -> ChangeBatch:
     )
 
 
-def segment_groups(files: Sequence[SourceFile]) -> list[list[SourceFile]]:
+def segment_groups(files: Sequence[_F], workers: int = 1) -> list[list[_F]]:
     """The files of a cold index cut into segment jobs of growing size (FIRST_SEGMENT_FILES, doubling up to
-    MAX_SEGMENT_FILES)."""
-    groups: list[list[SourceFile]] = []
+    MAX_SEGMENT_FILES), shrinking again towards the end: a job takes at most a 2 × `workers` share of the files left
+    (down to TAIL_SEGMENT_FILES), so that the workers end within a small job of each other."""
+    groups: list[list[_F]] = []
     size = FIRST_SEGMENT_FILES
     start = 0
     while start < len(files):
-        groups.append(list(files[start : start + size]))
-        start += size
+        share = -(-(len(files) - start) // (2 * max(workers, 1)))
+        take = min(size, max(TAIL_SEGMENT_FILES, share))
+        groups.append(list(files[start : start + take]))
+        start += take
         size = min(size * APPLY_BATCH_GROWTH, MAX_SEGMENT_FILES)
     return groups
 
@@ -495,7 +504,7 @@ class IndexWriter:
         retrievers read the built files from the segments at the run's end, the semantic lane as it goes. Retrievers
         fed with batches (and a lane without a semantic retriever) get the analyses in batches that grow, as on the
         single-process path."""
-        groups = segment_groups(files)
+        groups = segment_groups(files, self._analyzer.workers)
         targets = [self.segments.reserve() for _ in groups]
         total = len(files)
         done = 0
