@@ -25,6 +25,7 @@ from maguyva_lsp.arrays import unique
 from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.bm25_lines import best_line_in
+from maguyva_lsp.index.bm25_words import batch_words, chunk_byte_batches
 from maguyva_lsp.index.text_postings import F32, I64, ID_DTYPES, U32, Bools, PostingLists
 from maguyva_lsp.model import Chunk, FileAnalysis, chunk_id
 from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES
@@ -89,12 +90,46 @@ def chunk_term_postings(texts: Sequence[str], symbols: Sequence[str | None]) -> 
     for at in range(0, n_chunks, WORD_BATCH_CHUNKS):
         batch_texts, batch_symbols = texts[at : at + WORD_BATCH_CHUNKS], symbols[at : at + WORD_BATCH_CHUNKS]
         found = list(map(IDENTIFIER_RE.findall, batch_texts))
-        # a symbol's words count SYMBOL_TOKEN_BOOST more times: as that many more occurrences
-        in_symbols = [IDENTIFIER_RE.findall(symbol) * SYMBOL_TOKEN_BOOST if symbol else [] for symbol in batch_symbols]
-        sizes = [*map(len, found), *map(len, in_symbols)]
-        rows = np.repeat(np.tile(np.arange(len(found), dtype=np.int64), 2), sizes)
-        words = chain(chain.from_iterable(found), chain.from_iterable(in_symbols))
-        parts.append(_batch_pairs(words_seen.ids_of(words, rows.size), rows + at, words_seen, n_chunks))
+        sizes = list(map(len, found))
+        rows = np.repeat(np.arange(len(found), dtype=np.int64), sizes)
+        ids = words_seen.ids_of(chain.from_iterable(found), rows.size)
+        symbol_ids, symbol_rows = _symbol_words(batch_symbols, words_seen)
+        ids, rows = np.concatenate((ids, symbol_ids)), np.concatenate((rows, symbol_rows))
+        parts.append(_batch_pairs(ids, rows + at, words_seen, n_chunks))
+    return _term_postings(words_seen, parts, n_chunks)
+
+
+def core_term_postings(core: CoreColumns) -> TermPostings:
+    """`chunk_term_postings` of a core's chunks (`core.chunk_texts()`), the identifiers found in the chunks' bytes
+    (index/bm25_words.py) instead of in their decoded texts: the same postings, for array work in place of a Python
+    string per identifier occurrence."""
+    words_seen = _WordTerms()
+    parts: list[tuple[I64, I64, I64]] = []
+    n_chunks = core.chunk_count
+    symbol_ids = np.asarray(core.arrays["chunk.symbol"]).tolist()
+    pool = core.pool()
+    for at, buffer, chunk_starts in chunk_byte_batches(core, WORD_BATCH_CHUNKS):
+        batch = batch_words(buffer, chunk_starts)
+        ids = words_seen.ids_of(batch.words, len(batch.words))[batch.word_of]
+        symbols = [None if i < 0 else pool[i] for i in symbol_ids[at : at + chunk_starts.size]]
+        symbol_ids_, symbol_rows = _symbol_words(symbols, words_seen)
+        ids = np.concatenate((ids, symbol_ids_))
+        rows = np.concatenate((batch.row_of, symbol_rows))
+        counts = np.concatenate((batch.occurrences, np.ones(symbol_rows.size, dtype=np.int64)))
+        parts.append(_batch_pairs(ids, rows + at, words_seen, n_chunks, counts))
+    return _term_postings(words_seen, parts, n_chunks)
+
+
+def _symbol_words(symbols: Sequence[str | None], words_seen: _WordTerms) -> tuple[I64, I64]:
+    """The word occurrences (ids, rows) of a batch's chunks' symbols: SYMBOL_TOKEN_BOOST of each word."""
+    in_symbols = [IDENTIFIER_RE.findall(symbol) * SYMBOL_TOKEN_BOOST if symbol else [] for symbol in symbols]
+    sizes = list(map(len, in_symbols))
+    rows = np.repeat(np.arange(len(in_symbols), dtype=np.int64), sizes)
+    return words_seen.ids_of(chain.from_iterable(in_symbols), rows.size), rows
+
+
+def _term_postings(words_seen: _WordTerms, parts: list[tuple[I64, I64, I64]], n_chunks: int) -> TermPostings:
+    """A segment's postings from its batches' distinct (term id, row) pairs and frequencies."""
     terms = sorted(words_seen.term_ids)
     if not parts or not terms:
         empty = np.zeros(0, dtype=np.uint32)
@@ -154,22 +189,38 @@ class _WordTerms:
         return self._terms[0], self._counts[0]
 
 
-def _batch_pairs(occurrences: I64, rows: I64, words: _WordTerms, n_chunks: int) -> tuple[I64, I64, I64]:
+def _batch_pairs(
+    occurrences: I64, rows: I64, words: _WordTerms, n_chunks: int, counts: I64 | None = None
+) -> tuple[I64, I64, I64]:
     """A batch's distinct (term id, chunk row) pairs with their frequencies, from its identifier occurrences (word
-    ids and their chunk rows): each occurrence expanded into its word's terms, equal pairs counted."""
-    flat_terms, counts = words.terms()
+    ids and their chunk rows, each `counts` times when given): each occurrence expanded into its word's terms, equal
+    pairs counted."""
+    flat_terms, term_counts = words.terms()
     if occurrences.size == 0:
         return occurrences, occurrences, occurrences
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    per = counts[occurrences]
+    starts = np.concatenate(([0], np.cumsum(term_counts)[:-1]))
+    per = term_counts[occurrences]
     total = int(per.sum())
     # the position of each expanded term in flat_terms: its word's start + its rank among the word's terms
     into = np.repeat(starts[occurrences] - (np.cumsum(per) - per), per) + np.arange(total, dtype=np.int64)
-    pair = np.sort(flat_terms[into] * n_chunks + np.repeat(rows, per))
+    pair = flat_terms[into] * n_chunks + np.repeat(rows, per)
     if pair.size == 0:  # only words without terms (single letters)
         return pair, pair, pair
-    first = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
-    frequency = np.diff(np.append(first, pair.size))
+    if counts is None:
+        pair.sort()
+        first = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
+        frequency = np.diff(np.append(first, pair.size))
+    else:  # the counts ride in the low bits of the sorted pairs, then are summed over equal pairs
+        weights = np.repeat(counts, per)
+        bits = int(weights.max()).bit_length()
+        if (len(words.term_ids) * n_chunks) << bits < 1 << 63:
+            packed = np.sort((pair << bits) | weights)
+            pair, weights = packed >> bits, packed & ((1 << bits) - 1)
+        else:  # too wide to pack (never seen)
+            order = np.argsort(pair)
+            pair, weights = pair[order], weights[order]
+        first = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
+        frequency = np.add.reduceat(weights, first)
     distinct = pair[first]
     return distinct // n_chunks, distinct % n_chunks, frequency
 
@@ -250,8 +301,7 @@ class ScoredChunk:
 def bm25_arrays(core: CoreColumns) -> dict[str, Array]:
     """The BM25 part of a segment: term → chunk-row postings with term frequencies (terms sorted, so a term is found
     by binary search), each chunk's length and its file."""
-    texts, symbols = core.chunk_texts()
-    built = chunk_term_postings(texts, symbols)
+    built = core_term_postings(core)
     postings = PostingLists.from_sorted(built.keys, built.rows, built.tf)
     return {
         # the keys are the terms' ranks 0..n-1 (every term has a posting): not stored; the chunk rows split in halves
