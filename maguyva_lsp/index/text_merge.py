@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from maguyva_lsp.arrays import unique
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.bm25 import bm25_tail_arrays
 from maguyva_lsp.index.segment_parts import PartSource
@@ -121,19 +120,66 @@ def _bm25_arrays(sources: Sequence[PartSource], file_maps: Sequence[I64], merged
         keys.append(np.repeat(ranks, sizes)[live])
         rows.append(new[live])
         values.append(_values(postings)[live])
-    all_keys = _joined(keys, np.uint32)
-    del keys
     # terms only dead chunks held are gone: the keys are the ranks of the terms left, 0..n-1
-    used = unique(all_keys)
-    pairs = _pairs(np.searchsorted(used, all_keys).astype(np.uint32), _joined(rows, np.int64))
-    del all_keys, rows
-    order = np.argsort(pairs)
-    grouped = _grouped(pairs[order], _joined(values, np.float32)[order])
+    held = np.zeros(len(every), dtype=np.int64)
+    for k in keys:
+        held += np.bincount(k, minlength=len(every))
+    used = np.flatnonzero(held)
+    rank = np.cumsum(held > 0) - 1
+    ranked = [rank[k] for k in keys]
+    del keys
+    grouped = _counted(ranked, rows, values, held[used])
+    if grouped is None:
+        grouped = _sorted_pairs(ranked, rows, values)
+    del ranked, rows, values
     return {
         **grouped.to_arrays("bm25", split_ids=True, dense_keys=True),
         **string_arrays("bm25.terms", [every[i] for i in used.tolist()]),
         **bm25_tail_arrays(lengths, merged),
     }
+
+
+def _counted(
+    keys: Sequence[I64], rows: Sequence[I64], values: Sequence[npt.NDArray[np.float32]], per_key: I64
+) -> PostingLists | None:
+    """The sources' postings (each ordered by key, then row) merged into one ordered by key, then row, without a
+    sort: a counting sort by key that keeps the sources' order within a key. That order is the row order when the
+    sources' rows do not interleave within a key (a cold build's sources are consecutive files); None when they do
+    (or a source is not ordered by key)."""
+    offsets = np.zeros(per_key.size + 1, dtype=np.int64)
+    np.cumsum(per_key, out=offsets[1:])
+    total = int(offsets[-1])
+    out_rows = np.empty(total, dtype=np.int64)
+    out_values = np.empty(total, dtype=np.float32)
+    before = offsets[:-1].copy()  # where each key's next source block goes
+    for k, r, v in zip(keys, rows, values, strict=True):
+        if k.size == 0:
+            continue
+        if bool(np.any(k[1:] < k[:-1])):
+            return None
+        counts = np.bincount(k, minlength=per_key.size)
+        block = np.zeros(per_key.size, dtype=np.int64)  # each key's first position in this source
+        np.cumsum(counts[:-1], out=block[1:])
+        at = (before - block)[k] + np.arange(k.size, dtype=np.int64)
+        out_rows[at] = r
+        out_values[at] = v
+        before += counts
+    key_of = np.repeat(np.arange(per_key.size, dtype=np.int64), per_key)
+    if total > 1 and not bool(np.all((key_of[1:] != key_of[:-1]) | (out_rows[1:] > out_rows[:-1]))):
+        return None
+    return PostingLists(
+        keys=np.arange(per_key.size, dtype=np.uint32),
+        offsets=offsets,
+        ids=out_rows.astype(np.uint32),
+        values=out_values,
+    )
+
+
+def _sorted_pairs(keys: Sequence[I64], rows: Sequence[I64], values: Sequence[npt.NDArray[np.float32]]) -> PostingLists:
+    """The sources' postings merged by sorting their (key, row) pairs."""
+    pairs = _pairs(_joined(list(keys), np.int64), _joined(list(rows), np.int64))
+    order = np.argsort(pairs)
+    return _grouped(pairs[order], _joined(list(values), np.float32)[order])
 
 
 def _chunk_map(core: CoreColumns, file_map: I64, merged_offsets: I64) -> I64:

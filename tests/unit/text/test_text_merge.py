@@ -69,3 +69,32 @@ def test_a_source_part_of_another_version_is_built_from_the_core(segments: Segme
     assert _part_sources(segments.data_dir, without, cores, TextPart()) is None
     segments.abandon_merge(plan)
     segments.close()
+
+
+def test_sources_of_consecutive_files_merge_without_a_sort(tmp_path: Path) -> None:
+    """Segments whose files do not interleave (a cold build's: consecutive files) merge their BM25 postings by
+    counting (text_merge._counted); interleaved ones (the fixture's changed file) by sorting: both as the build."""
+    segments = Segments(SegmentStore(tmp_path / "store", "t", "fp"), INDEX_PARTS)
+    for folder in ("graph", "index", "parse", "store"):
+        segments.save(package_files(folder))
+    segments.save([], removed=["index/bm25.py"])  # a dead file inside a source
+    from_parts = merged_part(segments, tmp_path, TEXT_PART, with_parts=True)
+    from_core = merged_part(segments, tmp_path, TEXT_PART, with_parts=False)
+    assert set(from_parts) == set(from_core)
+    for name, array in from_core.items():
+        assert from_parts[name].dtype == array.dtype and np.array_equal(from_parts[name], array), name
+    segments.close()
+
+
+def test_the_counted_merge_declines_interleaved_rows() -> None:
+    from maguyva_lsp.index.text_merge import _counted
+
+    keys = [np.array([0, 0, 1], dtype=np.int64), np.array([0, 1], dtype=np.int64)]
+    values = [np.ones(3, dtype=np.float32), np.full(2, 2, dtype=np.float32)]
+    per_key = np.array([3, 2], dtype=np.int64)
+    consecutive = _counted(keys, [np.array([0, 1, 1]), np.array([2, 3])], values, per_key)
+    assert consecutive is not None
+    assert consecutive.offsets.tolist() == [0, 3, 5] and consecutive.ids.tolist() == [0, 1, 2, 1, 3]
+    assert consecutive.values is not None and consecutive.values.tolist() == [1, 1, 2, 1, 2]
+    assert _counted(keys, [np.array([0, 2, 1]), np.array([1, 3])], values, per_key) is None  # 2 before 1 in key 0
+    assert _counted([keys[0][::-1], keys[1]], [np.array([0, 1, 1]), np.array([2, 3])], values, per_key) is None
