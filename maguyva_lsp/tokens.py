@@ -17,6 +17,7 @@ import numpy.typing as npt
 IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Sub-words inside an identifier: `HTTPServer` → HTTP, Server; `parse2Config` → parse2, Config; `utf8` → utf8.
 _SUBWORD_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
+_SUBWORD_OR_SPACE_RE = re.compile(f"{_SUBWORD_RE.pattern}| ")
 
 STOPWORDS: frozenset[str] = frozenset(
     "a an and are as at be by do does for from how i in is it of on or the this that to was what when where which "
@@ -55,14 +56,12 @@ def words_index_tokens(words: Sequence[str]) -> tuple[list[str], npt.NDArray[np.
     if n == 0:
         return [], np.zeros(0, dtype=np.int64)
     joined = " ".join(words)
-    parts = _SUBWORD_RE.findall(joined)
-    # sub-words per word: each part becomes one \x01, then count them word by word
-    per_word = np.fromiter(
-        map(methodcaller("count", "\x01"), _SUBWORD_RE.sub("\x01", joined).split(" ")), dtype=np.int64, count=n
-    )
+    # the sub-words and the spaces between words in one findall (a space is no sub-word, nor in one)
+    parts = _SUBWORD_OR_SPACE_RE.findall(joined)
+    lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+    word_of_part = np.cumsum(np.fromiter(map(" ".__eq__, parts), dtype=np.bool_, count=len(parts)))
     lowered_parts = "\x00".join(parts).lower().split("\x00") if parts else []
-    long = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts)) > 1
-    word_of_part = np.repeat(np.arange(n, dtype=np.int64), per_word)
+    long = lengths > 1  # never a space
     kept = np.bincount(word_of_part[long], minlength=n)
     compound = kept > 1  # several kept sub-words: the whole word lower-cased is a token too
     counts = kept + compound
