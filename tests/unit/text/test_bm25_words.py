@@ -88,9 +88,12 @@ def test_batches_hold_the_chunk_texts_and_spans_the_identifiers() -> None:
         assert found == sorted(w for t in batch_texts for w in IDENTIFIER_RE.findall(t))
         bounds = [*starts.tolist(), len(buffer)]
         for i, text in enumerate(batch_texts):
-            assert buffer[bounds[i] : bounds[i] + len(text.encode("utf-8", "surrogatepass"))].decode(
-                "utf-8", "surrogatepass"
-            ) == text
+            assert (
+                buffer[bounds[i] : bounds[i] + len(text.encode("utf-8", "surrogatepass"))].decode(
+                    "utf-8", "surrogatepass"
+                )
+                == text
+            )
 
 
 def test_a_core_without_chunks_or_words() -> None:
