@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from operator import methodcaller
 
 import numpy as np
 import numpy.typing as npt
