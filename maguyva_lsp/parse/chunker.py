@@ -9,10 +9,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from itertools import pairwise
+
+import numpy as np
+import numpy.typing as npt
 
 from maguyva_lsp.model import Chunk, Definition
+
+I64 = npt.NDArray[np.int64]
 
 DEFAULT_WINDOW_LINES = 40
 # A definition longer than this is cut into consecutive pieces of about equal length (each keeps its symbol):
@@ -60,15 +63,6 @@ _CLOSER_LINE = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac|#\s*endif\b)\s*;?
 _NO_OWNER = -1
 
 
-@dataclass(frozen=True, slots=True)
-class _Segment:
-    """A run of consecutive lines with one owner: a definition index, or _NO_OWNER for module-level code."""
-
-    owner: int
-    start: int
-    end: int  # inclusive
-
-
 def content_hash(text: str) -> str:
     """Stable hash of a chunk's text alone, so moved or renamed files reuse their embeddings."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=CONTENT_HASH_BYTES).hexdigest()
@@ -84,40 +78,44 @@ def chunk_file(
 ) -> list[Chunk]:
     """The file's chunks in line order: definitions where it has them, windows of at most `window_lines` elsewhere."""
     lines = text.split("\n")
-    blank = [not line.strip() for line in lines]
+    # `not line.strip()`: strip() removes exactly the characters isspace() accepts; this allocates nothing.
+    blank = [not line or line.isspace() for line in lines]
     window_lines = max(1, window_lines)
     chunkable = [d for d in definitions if d.kind in CHUNK_KINDS]
     owners = _line_owners(lines, blank, chunkable, language)
     chunks: list[Chunk] = []
-    for segment in _segments(owners):
-        if False not in blank[segment.start : segment.end + 1]:
+    for owner, first, last, all_blank in _segments(owners, blank):
+        if all_blank:
             continue
-        if chunks and _is_closers(lines, blank, segment.start, segment.end):
-            chunks[-1] = _extend(chunks[-1], lines, blank, segment.end)
+        if chunks and _is_closers(lines, blank, first, last):
+            chunks[-1] = _extend(chunks[-1], lines, blank, last)
             continue
-        if segment.owner == _NO_OWNER:
-            for window in _windows(blank, segment.start, segment.end, window_lines):
+        if owner == _NO_OWNER:
+            for window in _windows(blank, first, last, window_lines):
                 chunks.append(_chunk(path, language, lines, window, None))
         else:
-            start, end = _trim(blank, segment.start, segment.end)
+            start, end = _trim(blank, first, last)
             for piece in _pieces(start, end, MAX_DEFINITION_LINES):
-                chunks.append(_chunk(path, language, lines, piece, chunkable[segment.owner]))
+                chunks.append(_chunk(path, language, lines, piece, chunkable[owner]))
     return chunks
 
 
-def _line_owners(lines: list[str], blank: list[bool], chunkable: list[Definition], language: str | None) -> list[int]:
-    """For each line, the index of the innermost chunked definition that owns it (or _NO_OWNER)."""
+def _line_owners(lines: list[str], blank: list[bool], chunkable: list[Definition], language: str | None) -> I64:
+    """For each line, the index of the innermost chunked definition that owns it (or _NO_OWNER): an array, so that
+    owning a range of lines and finding the runs are not a Python step per line."""
     last = len(lines) - 1
-    owners = [_NO_OWNER] * len(lines)
+    owners = np.full(len(lines), _NO_OWNER, dtype=np.int64)
     prefixes = _LEADING_PREFIXES.get(language or "", ())
-    order = sorted(range(len(chunkable)), key=lambda i: (chunkable[i].span.start_line, -chunkable[i].span.end_line))
+    bounds = [(d.span.start_line, d.span.end_line) for d in chunkable]
+    keys = [(start, -end) for start, end in bounds]
+    order = sorted(range(len(chunkable)), key=keys.__getitem__)
     absorbed_until = -1  # definitions inside a function or method stay in its chunk
     for index in order:
         definition = chunkable[index]
-        start, end = max(0, definition.span.start_line), min(last, definition.span.end_line)
+        start, end = max(0, bounds[index][0]), min(last, bounds[index][1])
         if start > end or start <= absorbed_until:
             continue
-        enclosing = owners[start]
+        enclosing = int(owners[start])
         if enclosing != _NO_OWNER and end - start + 1 < MIN_MEMBER_CHUNK_LINES:
             continue
         while (
@@ -127,7 +125,7 @@ def _line_owners(lines: list[str], blank: list[bool], chunkable: list[Definition
             and _is_leading_line(lines[start - 1], prefixes)
         ):
             start -= 1
-        owners[start : end + 1] = [index] * (end - start + 1)
+        owners[start : end + 1] = index
         if definition.kind in ABSORBING_KINDS:
             absorbed_until = max(absorbed_until, end)
     return owners
@@ -138,12 +136,15 @@ def _is_leading_line(line: str, prefixes: tuple[str, ...]) -> bool:
     return stripped.startswith(prefixes) and not stripped.startswith("#!")
 
 
-def _segments(owners: list[int]) -> list[_Segment]:
-    """Maximal runs of lines with the same owner."""
-    cuts = [i for i, (a, b) in enumerate(pairwise(owners), 1) if a != b]
-    starts = [0, *cuts]
-    ends = [c - 1 for c in cuts] + [len(owners) - 1]
-    return [_Segment(owners[s], s, e) for s, e in zip(starts, ends, strict=True)]
+def _segments(owners: I64, blank: list[bool]) -> list[tuple[int, int, int, bool]]:
+    """Maximal runs of lines with the same owner: (owner, first line, last line, whether all its lines are blank)."""
+    cuts = np.flatnonzero(owners[1:] != owners[:-1]) + 1
+    starts = np.concatenate((np.zeros(1, dtype=np.int64), cuts))
+    ends = np.concatenate((cuts - 1, np.full(1, len(owners) - 1, dtype=np.int64)))
+    filled = np.zeros(len(owners) + 1, dtype=np.int64)  # non-blank lines before each line
+    np.cumsum(~np.array(blank, dtype=np.bool_), out=filled[1:])
+    all_blank = filled[ends + 1] == filled[starts]
+    return list(zip(owners[starts].tolist(), starts.tolist(), ends.tolist(), all_blank.tolist(), strict=True))
 
 
 def _is_closers(lines: list[str], blank: list[bool], start: int, end: int) -> bool:
@@ -200,10 +201,10 @@ def _chunk(
         end,
         text,
         content_hash(text),
-        symbol=definition.name,
-        kind=definition.kind,
-        parent=definition.parent,
-        signature=definition.signature,
+        definition.name,
+        definition.kind,
+        definition.parent,
+        definition.signature,
     )
 
 

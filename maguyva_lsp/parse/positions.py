@@ -34,7 +34,10 @@ class LineIndex:
 
     def span(self, node: Any) -> Span:
         """The Span of a tree-sitter node."""
-        return Span(*self.position(node))
+        (sr, sc), (er, ec) = node.start_point, node.end_point
+        if self.ascii:
+            return Span(sr, sc, er, ec)
+        return Span(sr, self.column(sr, sc), er, self.column(er, ec))
 
     def position(self, node: Any) -> tuple[int, int, int, int]:
         """A node's span as a tuple (start line, start column, end line, end column)."""

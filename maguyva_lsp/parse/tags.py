@@ -116,7 +116,6 @@ _BODY_TYPES = frozenset(
 _INHERITS = re.compile(r"^;\s*inherits:\s*([a-z_0-9]+)\s*$", re.MULTILINE)
 _SCOPE_SEPARATORS = re.compile(r"::|[.:\\]")
 _GENERIC_ARGS = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
-_WHITESPACE = re.compile(r"\s+")
 
 
 def _available_languages() -> frozenset[str]:
@@ -186,6 +185,7 @@ class _Raw:
     signature_start: int
     name: Node
     scopes: list[Node]
+    order: tuple[int, int, int]  # the sort key: outer start, minus outer end, name start (read once from the nodes)
     first: Node | None = None  # where the span starts when it is not the outer node (the first overload signature)
     sibling_of: _Raw | None = None  # the binding this value sits in under another name: it shares that one's parent
 
@@ -222,13 +222,20 @@ def _collect(tag_query: _TagQuery, root: Node) -> list[_Raw]:
                 name = nodes[0]
         if node is None or name is None or kind not in KINDS:
             continue
-        key = (node.start_byte, node.end_byte, name.start_byte)
+        node_start, node_end, name_start = node.start_byte, node.end_byte, name.start_byte
+        key = (node_start, node_end, name_start)
         previous = best.get(key)
         if previous is not None and previous.pattern <= pattern:
             continue
-        outer, signature_start = _unwrap(node, wrappers)
-        best[key] = _Raw(pattern, kind, node, outer, signature_start, name, captures.get("scope", []))
-    return sorted(best.values(), key=lambda r: (r.outer.start_byte, -r.outer.end_byte, r.name.start_byte))
+        outer, signature_start = _unwrap(node, wrappers) if wrappers else (node, node_start)
+        outer_start, outer_end = (node_start, node_end) if outer is node else (outer.start_byte, outer.end_byte)
+        order = (outer_start, -outer_end, name_start)
+        best[key] = _Raw(pattern, kind, node, outer, signature_start, name, captures.get("scope", []), order)
+    return sorted(best.values(), key=_order)
+
+
+def _order(raw: _Raw) -> tuple[int, int, int]:
+    return raw.order
 
 
 def _name_text(raw: _Raw, source: bytes) -> str:
@@ -301,8 +308,9 @@ def _scoped(raws: list[_Raw], source: bytes, language: str, path: str, lines: Li
     """Give each definition its parent (the enclosing containers' qualified name) and final kind."""
     definitions: list[Definition] = []
     stack: list[tuple[int, str, str, int]] = []  # (end_byte, qualified name, kind, id of the raw) of open containers
+    ascii_source = lines.ascii
     for raw in raws:
-        start, end = raw.outer.start_byte, raw.outer.end_byte
+        start, end = raw.order[0], -raw.order[1]
         while stack and stack[-1][0] < end:  # sorted by start: a container ending before this end cannot hold it
             stack.pop()
         levels = len(stack)
@@ -317,21 +325,17 @@ def _scoped(raws: list[_Raw], source: bytes, language: str, path: str, lines: Li
         kind = raw.kind
         if kind == "function" and enclosing is not None and enclosing[2] in CLASS_LIKE_KINDS and not raw.scopes:
             kind = "method"
-        name = _text(source, raw.name.start_byte, raw.name.end_byte).strip()
+        name_node = raw.name
+        name = _text(source, raw.order[2], name_node.end_byte).strip()
         if not name:
             continue
-        definitions.append(
-            Definition(
-                name=name,
-                kind=kind,
-                path=path,
-                span=_span(lines, raw.outer, raw.first),
-                name_span=lines.span(raw.name),
-                signature=_signature(raw, source),
-                parent=parent,
-                language=language,
-            )
-        )
+        if ascii_source:  # byte columns are code-point columns: the points are the span
+            (sr, sc), (er, ec) = name_node.start_point, name_node.end_point
+            name_span = Span(sr, sc, er, ec)
+        else:
+            name_span = lines.span(name_node)
+        span = _span(lines, raw.outer, raw.first)
+        definitions.append(Definition(name, kind, path, span, name_span, _signature(raw, source), parent, language))
         if kind in CONTAINER_KINDS and start < end:
             stack.append((end, f"{parent}.{name}" if parent else name, kind, id(raw)))
     return definitions
@@ -372,7 +376,9 @@ def _signature(raw: _Raw, source: bytes) -> str:
         end = source.find(b"\n", raw.signature_start, raw.node.end_byte)
         end = raw.node.end_byte if end < 0 else end
     end = min(end, raw.signature_start + SIGNATURE_MAX_CHARS * 4)  # bytes: a code point is at most 4 of them
-    text = _WHITESPACE.sub(" ", _text(source, raw.signature_start, end)).strip()
+    # str.split() and `\s` of a str pattern split at the same (Unicode) whitespace: this is the regex's
+    # substitution of every run by one space, stripped, without the regex.
+    text = " ".join(_text(source, raw.signature_start, end).split())
     if body is None and raw.kind != "constant":  # `type Server struct {` ends where its unfielded body opens
         text = text.removesuffix("{").rstrip()
     elif body is not None:  # Scala's `def f(x: Int): Int = expr`
