@@ -132,6 +132,10 @@ class McpSession:
         self.progress = IndexProgress("scanning", 0, 0)
         self._opened = False
         self._lock = threading.Lock()
+        # The writer runs its jobs in the order they were submitted: waiting for the last one waits for them all.
+        # Submitting and noting it are one step (the watcher's thread and a question's thread both submit), so the
+        # job noted is never an earlier one than the queue's last.
+        self._submit_lock = threading.Lock()
         self._last_write: Future[Any] | None = None
 
     def open(self, roots: list[Path]) -> None:
@@ -170,8 +174,9 @@ class McpSession:
         engine.update(paths, wait_for_embeddings=False)
 
     def _submit(self, fn: Callable[..., None], *args: Any) -> Future[Any]:
-        future = self.writer.submit(fn, *args)
-        self._last_write = future
+        with self._submit_lock:
+            future = self.writer.submit(fn, *args)
+            self._last_write = future
         return future
 
     def catch_up(self) -> None:
@@ -300,7 +305,8 @@ async def _wait_for_first_index(session: McpSession, ctx: ServerRequestContext[A
                 f"indexing: {p.describe()}",
                 related_request_id=str(ctx.request_id) if ctx.request_id is not None else None,
             )
-        await anyio.sleep(PROGRESS_INTERVAL_SECONDS)
+        # On a thread, so that the question goes on as soon as the index is done, not at the next interval.
+        await anyio.to_thread.run_sync(session.indexed.wait, PROGRESS_INTERVAL_SECONDS)
 
 
 def run_mcp(path: Path | None, settings: Settings) -> int:

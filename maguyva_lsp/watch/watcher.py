@@ -96,6 +96,9 @@ class FolderWatcher:
         self._first_event = 0.0
         self._last_event = 0.0
         self._lock = threading.Lock()
+        # Held from taking a batch to handing it to `on_batch`: a `take_pending` meanwhile waits for the hand-over,
+        # so a batch is never in neither place (taken, not yet delivered) when a caller is about to answer.
+        self._delivering = threading.Lock()
         self._wake = threading.Event()
         self._stopped = threading.Event()
         self._observer = Observer()
@@ -150,8 +153,9 @@ class FolderWatcher:
 
     def take_pending(self) -> list[str]:
         """The paths changed but not yet delivered, now, without waiting for the debounce (a caller about to answer
-        a question applies them first, so an edit just saved is seen by the very next question)."""
-        with self._lock:
+        a question applies them first, so an edit just saved is seen by the very next question). A batch the flusher
+        has just taken is handed to `on_batch` before this returns."""
+        with self._delivering, self._lock:
             return self._taken()
 
     def _flush_loop(self) -> None:
@@ -159,29 +163,32 @@ class FolderWatcher:
             self._wake.wait()
             if self._stopped.is_set():
                 return
-            batch: list[str] | None = None
             while True:
-                with self._lock:
-                    if not self._pending:  # taken by take_pending(): nothing left to deliver
-                        self._wake.clear()
+                with self._delivering:
+                    with self._lock:
+                        batch: list[str] | None = None
+                        if not self._pending:  # taken by take_pending(): nothing left to deliver
+                            self._wake.clear()
+                            break
+                        now = time.monotonic()
+                        small = len(self._pending) <= SMALL_BATCH_PATHS
+                        debounce = SMALL_BATCH_QUIET_SECONDS if small else DEBOUNCE_SECONDS
+                        quiet = now - self._last_event >= debounce
+                        overdue = now - self._first_event >= MAX_DELAY_SECONDS
+                        if quiet or overdue:
+                            batch = self._taken()
+                            self._wake.clear()
+                        wait = min(debounce - (now - self._last_event), MAX_DELAY_SECONDS - (now - self._first_event))
+                    if batch is not None:
+                        self._deliver(batch)
                         break
-                    now = time.monotonic()
-                    small = len(self._pending) <= SMALL_BATCH_PATHS
-                    debounce = SMALL_BATCH_QUIET_SECONDS if small else DEBOUNCE_SECONDS
-                    quiet = now - self._last_event >= debounce
-                    overdue = now - self._first_event >= MAX_DELAY_SECONDS
-                    if self._pending and (quiet or overdue):
-                        batch = self._taken()
-                        self._wake.clear()
-                        break
-                    wait = min(debounce - (now - self._last_event), MAX_DELAY_SECONDS - (now - self._first_event))
                 time.sleep(max(wait, 0.01))
-            if batch is None:
-                continue
-            try:
-                self._on_batch(batch)
-            except Exception:  # the callback's failure must not stop watching
-                log.exception("handling a batch of %d file changes failed", len(batch), extra=BACKGROUND)
+
+    def _deliver(self, batch: list[str]) -> None:
+        try:
+            self._on_batch(batch)
+        except Exception:  # the callback's failure must not stop watching
+            log.exception("handling a batch of %d file changes failed", len(batch), extra=BACKGROUND)
 
     def stop(self) -> None:
         self._stopped.set()
