@@ -29,6 +29,16 @@ def unique(values: npt.NDArray[_T]) -> npt.NDArray[_T]:
     return ordered[first]
 
 
+def run_starts(ordered: npt.NDArray[np.generic]) -> npt.NDArray[np.intp]:
+    """Where each run of equal values of a sorted array starts (empty for an empty array)."""
+    if len(ordered) == 0:
+        return np.zeros(0, dtype=np.intp)
+    first = np.empty(len(ordered), dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return np.flatnonzero(first)
+
+
 def distinct_count(values: npt.NDArray[np.generic]) -> int:
     """How many distinct values (`len(np.unique(values))` for integers), without making the distinct array."""
     if len(values) < 2:

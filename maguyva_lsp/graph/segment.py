@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from maguyva_lsp.arrays import unique
+from maguyva_lsp.arrays import run_starts, unique
 from maguyva_lsp.graph.model import (
     EDGE_KINDS,
     MODULE_KIND,
@@ -400,7 +400,7 @@ def _index(keys: Array, mask: npt.NDArray[np.bool_] | None = None) -> tuple[Arra
     order = np.argsort(keys[candidates], kind="stable")
     rows: IntArray = candidates[order].astype(np.int32)
     sorted_keys = keys[rows]
-    first = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1]))) if len(rows) else rows
+    first = run_starts(sorted_keys)
     starts = np.append(first, len(rows)).astype(narrowest_count(len(rows)))
     return np.ascontiguousarray(sorted_keys[first]), starts, rows
 

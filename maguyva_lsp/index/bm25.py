@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from maguyva_lsp.arrays import unique
+from maguyva_lsp.arrays import run_starts, unique
 from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.bm25_lines import best_line_in
@@ -206,10 +206,9 @@ def _batch_pairs(
     pair = flat_terms[into] * n_chunks + np.repeat(rows, per)
     if pair.size == 0:  # only words without terms (single letters)
         return pair, pair, pair
+    weights: I64 | None = None
     if counts is None:
         pair.sort()
-        first = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
-        frequency = np.diff(np.append(first, pair.size))
     else:  # the counts ride in the low bits of the sorted pairs, then are summed over equal pairs
         weights = np.repeat(counts, per)
         bits = int(weights.max()).bit_length()
@@ -219,8 +218,8 @@ def _batch_pairs(
         else:  # too wide to pack (never seen)
             order = np.argsort(pair)
             pair, weights = pair[order], weights[order]
-        first = np.flatnonzero(np.concatenate(([True], pair[1:] != pair[:-1])))
-        frequency = np.add.reduceat(weights, first)
+    first = run_starts(pair)
+    frequency = np.diff(np.append(first, pair.size)) if weights is None else np.add.reduceat(weights, first)
     distinct = pair[first]
     return distinct // n_chunks, distinct % n_chunks, frequency
 

@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import run_starts
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.text_column import line_starts
 
@@ -169,11 +170,11 @@ def batch_words(buffer: bytes, chunk_starts: I64) -> BatchWords:
         short[:] = False
     # up to 8 characters: (word, row) in one int64, sorted; equal pairs are one word's occurrences in one chunk
     packed = np.sort((_limbs(codes, starts[short], lengths[short], 0).astype(np.int64) << row_bits) | rows[short])
-    pair_first = _firsts(packed)
+    pair_first = run_starts(packed)
     pairs = packed[pair_first]
     pair_count = np.diff(np.append(pair_first, packed.size))
     word_key = pairs >> row_bits
-    word_first = _firsts(word_key)
+    word_first = run_starts(word_key)
     words = _decode(word_key[word_first].astype(np.uint64))
     word_of = [_group_ids(word_first, pairs.size)]
     row_of = [pairs & ((1 << row_bits) - 1)]
@@ -201,13 +202,6 @@ def batch_words(buffer: bytes, chunk_starts: I64) -> BatchWords:
         reps = order[word_at]
         words += _strings(np.frombuffer(buffer, dtype=np.uint8), s[reps], n[reps])
     return BatchWords(words, np.concatenate(word_of), np.concatenate(row_of), np.concatenate(count))
-
-
-def _firsts(ordered: npt.NDArray[np.int64]) -> I64:
-    """Where each run of equal values of a sorted array starts."""
-    if ordered.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
 
 
 def _group_ids(group_starts: I64, size: int) -> I64:

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import run_starts
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.bm25 import bm25_tail_arrays
 from maguyva_lsp.index.segment_parts import PartSource
@@ -52,7 +53,7 @@ def _grouped(pairs: npt.NDArray[np.uint64], values: npt.NDArray[np.float32] | No
     if pairs.size == 0:
         return PostingLists.empty(values is not None)
     sorted_keys = (pairs >> np.uint64(32)).astype(np.uint32)
-    starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+    starts = run_starts(sorted_keys)
     return PostingLists(
         keys=sorted_keys[starts],
         offsets=np.append(starts, np.int64(sorted_keys.size)).astype(np.int64),

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.arrays import run_starts
 from maguyva_lsp.store.container import ContainerError
 
 U32 = npt.NDArray[np.uint32]
@@ -139,7 +140,7 @@ class PostingLists:
         """(key, id[, value]) triples already ordered by key, then id, grouped by key (no sort)."""
         if keys.size == 0:
             return PostingLists.empty(values is not None)
-        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        starts = run_starts(keys)
         return PostingLists(
             keys=np.ascontiguousarray(keys[starts]),
             offsets=np.append(starts.astype(np.int64), np.int64(keys.size)),

@@ -1,4 +1,5 @@
-"""arrays.unique / distinct_count give what np.unique gives for integer arrays, by sorting."""
+"""arrays.unique / distinct_count give what np.unique gives for integer arrays, by sorting; run_starts finds the runs
+of a sorted array as np.unique(return_index=True) does."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from maguyva_lsp.arrays import distinct_count, unique
+from maguyva_lsp.arrays import distinct_count, run_starts, unique
 
 
 def _cases() -> list[npt.NDArray[np.generic]]:
@@ -33,3 +34,10 @@ def test_unique_and_distinct_count_match_numpy(values: npt.NDArray[np.generic]) 
     assert np.array_equal(found, expected)
     assert distinct_count(values) == len(expected)
     assert np.array_equal(values, before)  # the input is not sorted in place
+
+
+@pytest.mark.parametrize("values", [c for c in _cases() if c.ndim == 1], ids=lambda a: f"{a.dtype}x{a.size}")
+def test_run_starts_of_a_sorted_array_match_numpy(values: npt.NDArray[np.generic]) -> None:
+    ordered = np.sort(values)
+    _, expected = np.unique(ordered, return_index=True)
+    assert run_starts(ordered).tolist() == expected.tolist()
