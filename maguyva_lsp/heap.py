@@ -7,6 +7,11 @@ what it leaves alive is then frozen (`gc.freeze`: moved to a generation no colle
 first requests after an index the three collections that would otherwise promote the new objects one generation at
 a time. Objects frozen are still freed by reference counting when dropped; only cycles among them would wait, and
 the index makes none worth the scans.
+
+A job run in a worker process pauses the collector for the whole call (`paused_collector`), not for a block: the
+collector must come back only after the job's locals are gone, else its first collection (the counts of every
+allocation the pause let pass are due at once) scans the millions of objects the job is about to drop — measured on
+the standard library: 8.5 % of a graph share's CPU, about 1 s of a cold build's.
 """
 
 from __future__ import annotations
@@ -16,6 +21,11 @@ import gc
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import wraps
+from typing import ParamSpec, TypeVar
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 @contextmanager
@@ -31,6 +41,23 @@ def collector_paused(*, freeze: bool = False) -> Iterator[None]:
             gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+def paused_collector(job: Callable[_P, _R]) -> Callable[_P, _R]:
+    """`job` run with the collector paused; it is restored once `job` returned, its locals freed (only what it
+    returns is still alive then). The wrapper keeps the job's name, so a worker pool pickles it as the job."""
+
+    @wraps(job)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return job(*args, **kwargs)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    return paused
 
 
 def _load_malloc_trim() -> Callable[[int], int] | None:

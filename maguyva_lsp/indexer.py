@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar
 from maguyva_lsp.config import DEFAULT_MAX_FILE_SIZE
 from maguyva_lsp.embed.base import TextStyle
 from maguyva_lsp.embed.text import document_text
-from maguyva_lsp.heap import collector_paused
+from maguyva_lsp.heap import paused_collector
 from maguyva_lsp.index.analysis_columns import CORE_VERSION
 from maguyva_lsp.index.segment_build import BuiltSegment, MergeSource, SegmentTarget, build_segment, merge_segments
 from maguyva_lsp.index.segment_parts import PartBuilder
@@ -136,6 +136,7 @@ class SegmentJobResult:
     skipped: tuple[Skipped, ...]
 
 
+@paused_collector
 def _segment_job(
     files: Sequence[SourceFile],
     options: tuple[int, TextStyle | None, int],
@@ -153,11 +154,10 @@ def _segment_job(
     # A job allocates millions of objects it keeps until its segment is written, and makes no cycles: with the
     # collector on, its full collections rescan them over and over (measured: a fifth of a worker's CPU on the
     # stdlib). Objects are still freed by reference counting when the job drops them.
-    with collector_paused():
-        results = _analyze_batch(files, *options, references=references)
-        analyses = [r for r in results if isinstance(r, FileAnalysis)]
-        skipped = tuple(r for r in results if isinstance(r, Skipped))
-        built = build_segment(analyses, parts, target) if analyses else None
+    results = _analyze_batch(files, *options, references=references)
+    analyses = [r for r in results if isinstance(r, FileAnalysis)]
+    skipped = tuple(r for r in results if isinstance(r, Skipped))
+    built = build_segment(analyses, parts, target) if analyses else None
     return SegmentJobResult(built, tuple(analyses) if keep_analyses else (), skipped)
 
 

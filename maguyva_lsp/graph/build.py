@@ -32,7 +32,7 @@ from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
 from maguyva_lsp.graph.segment import FileEntry, GraphSegment, SegmentBuilder
 from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.graph.strings import StringTable
-from maguyva_lsp.heap import collector_paused
+from maguyva_lsp.heap import collector_paused, paused_collector
 from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.model import ChangeBatch, PathClass
 from maguyva_lsp.scan.classify import classify_path
@@ -314,55 +314,55 @@ def _resolve(index: ResolutionIndex, record: FileRecord) -> FileEntry:
     return FileEntry(record, sites, frozenset(resolved.deps), index.keys_of(record.path), _is_test(record.path))
 
 
+@paused_collector
 def resolve_share(job: ShareJob) -> SharePart:
     """Run in a worker: the records of all files, then the share's uses (graph/parallel.py says how they are joined)."""
-    with collector_paused():
-        records: dict[str, FileRecord] = {}
-        others: list[tuple[str, str]] = []
-        for file, belongs in job.stored.inputs(job.stored_paths):
-            if belongs:
-                records[file.path] = build_record(file)
-            else:
-                others.append((file.path, file.content_hash))
-        records.update((f.path, build_record(f)) for f in job.given if f.belongs)
-        strings = StringTable.empty()
-        overlay: dict[str, FileRecord | None] = dict(records)
-        packages = {p.rpartition("/")[0] for p, r in records.items() if is_init_file(p, r.system)}
-        packages.discard("")  # the workspace root is never a package, as for Python itself
-        keys = {p: module_keys(p, r.system, packages.__contains__) for p, r in records.items()}
-        index = ResolutionIndex(empty_snapshot(strings), overlay, keys, job.stored.references)
-        builder = SegmentBuilder(strings, outward_only=True)
-        paths = sorted(records)
-        files_part: dict[str, npt.NDArray[Any]] | None = None
-        base_table: StringTable | None = None
-        texts: list[str] | None = None
-        if job.first:  # the files' part: the others' strings are all renumbered when the parts are joined
-            for path in paths:
-                builder.add_file(FileEntry(records[path], (), frozenset(), keys[path], _is_test(path)))
-            files_part = builder.files_part()
-            texts = strings.texts_from(0)  # the files' strings (all in the overlay so far: a copy of its list)
-            base_table = strings.frozen()  # the same strings (the uses go on interning into `strings`)
-        base = len(strings)
-        start, stop = job.share
-        share = [p for p in paths if p >= start and (stop is None or p < stop)]
-        pieces: list[dict[str, npt.NDArray[Any]]] = [SegmentBuilder.use_arrays({name: [] for name in USE_COLUMNS})]
-        for row, path in enumerate(share):
-            record = records[path]
-            if record.complete:  # a file given whole
-                columns: dict[str, list[Any]] = {name: [] for name in USE_COLUMNS}
-                builder.encode_uses(columns, row, _resolve(index, record))
-                pieces.append(SegmentBuilder.use_arrays(columns))
-                continue
-            # A stored file: its reference columns are resolved as they are (graph/batch.py) and dropped after it.
-            rows = job.stored.reference_rows(path, record.content_hash)
-            if rows is None:
-                raise GraphSourceError(f"no references of {path} (content {record.content_hash})")
-            pieces.append(resolve_rows(index, record, rows, row, builder))
-        # Column by column, each piece's array dropped once copied: one copy of the uses at a time, not two.
-        uses = {name: np.concatenate([piece.pop(name) for piece in pieces]) for name in USE_COLUMNS}
-        added = strings.texts_from(base)
-        table = base_table.arrays() if base_table is not None else None
-        return SharePart(len(share), uses, added, base, files_part, table, texts, others if job.first else None)
+    records: dict[str, FileRecord] = {}
+    others: list[tuple[str, str]] = []
+    for file, belongs in job.stored.inputs(job.stored_paths):
+        if belongs:
+            records[file.path] = build_record(file)
+        else:
+            others.append((file.path, file.content_hash))
+    records.update((f.path, build_record(f)) for f in job.given if f.belongs)
+    strings = StringTable.empty()
+    overlay: dict[str, FileRecord | None] = dict(records)
+    packages = {p.rpartition("/")[0] for p, r in records.items() if is_init_file(p, r.system)}
+    packages.discard("")  # the workspace root is never a package, as for Python itself
+    keys = {p: module_keys(p, r.system, packages.__contains__) for p, r in records.items()}
+    index = ResolutionIndex(empty_snapshot(strings), overlay, keys, job.stored.references)
+    builder = SegmentBuilder(strings, outward_only=True)
+    paths = sorted(records)
+    files_part: dict[str, npt.NDArray[Any]] | None = None
+    base_table: StringTable | None = None
+    texts: list[str] | None = None
+    if job.first:  # the files' part: the others' strings are all renumbered when the parts are joined
+        for path in paths:
+            builder.add_file(FileEntry(records[path], (), frozenset(), keys[path], _is_test(path)))
+        files_part = builder.files_part()
+        texts = strings.texts_from(0)  # the files' strings (all in the overlay so far: a copy of its list)
+        base_table = strings.frozen()  # the same strings (the uses go on interning into `strings`)
+    base = len(strings)
+    start, stop = job.share
+    share = [p for p in paths if p >= start and (stop is None or p < stop)]
+    pieces: list[dict[str, npt.NDArray[Any]]] = [SegmentBuilder.use_arrays({name: [] for name in USE_COLUMNS})]
+    for row, path in enumerate(share):
+        record = records[path]
+        if record.complete:  # a file given whole
+            columns: dict[str, list[Any]] = {name: [] for name in USE_COLUMNS}
+            builder.encode_uses(columns, row, _resolve(index, record))
+            pieces.append(SegmentBuilder.use_arrays(columns))
+            continue
+        # A stored file: its reference columns are resolved as they are (graph/batch.py) and dropped after it.
+        rows = job.stored.reference_rows(path, record.content_hash)
+        if rows is None:
+            raise GraphSourceError(f"no references of {path} (content {record.content_hash})")
+        pieces.append(resolve_rows(index, record, rows, row, builder))
+    # Column by column, each piece's array dropped once copied: one copy of the uses at a time, not two.
+    uses = {name: np.concatenate([piece.pop(name) for piece in pieces]) for name in USE_COLUMNS}
+    added = strings.texts_from(base)
+    table = base_table.arrays() if base_table is not None else None
+    return SharePart(len(share), uses, added, base, files_part, table, texts, others if job.first else None)
 
 
 class CodeGraph:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import pickle
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,7 +13,9 @@ import pytest
 from maguyva_lsp import indexing as indexing_module
 from maguyva_lsp.config import Settings
 from maguyva_lsp.engine import Engine
-from maguyva_lsp.heap import collector_paused
+from maguyva_lsp.graph.build import resolve_share
+from maguyva_lsp.heap import collector_paused, paused_collector
+from maguyva_lsp.indexer import _segment_job
 
 
 @pytest.fixture(autouse=True)
@@ -66,3 +70,47 @@ def test_a_large_index_run_freezes_and_a_small_one_does_not(tmp_path: Path, monk
         assert large.search("where is f2 defined").results[0].symbol == "f2"
     finally:
         large.close()
+
+
+class _Marker:
+    pass
+
+
+def test_a_paused_job_gets_the_collector_back_only_after_its_locals_are_gone(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[weakref.ref[_Marker]] = []
+    alive_at_enable: list[bool] = []
+    real_enable = gc.enable
+
+    def job(count: int) -> int:
+        assert not gc.isenabled()
+        kept = _Marker()  # a local the job drops: the collector must not come back while it lives
+        made.append(weakref.ref(kept))
+        return count + 1
+
+    def enable() -> None:
+        alive_at_enable.append(made[0]() is not None)
+        real_enable()
+
+    gc.enable()
+    monkeypatch.setattr(gc, "enable", enable)
+    assert paused_collector(job)(1) == 2
+    assert alive_at_enable == [False] and gc.isenabled()
+
+
+def test_a_paused_job_restores_the_collector_after_an_error_and_leaves_an_off_one_off() -> None:
+    def failing() -> None:
+        raise ValueError("job failed")
+
+    gc.enable()
+    with pytest.raises(ValueError, match="job failed"):
+        paused_collector(failing)()
+    assert gc.isenabled()
+    gc.disable()
+    paused_collector(lambda: None)()
+    assert not gc.isenabled()
+
+
+def test_paused_worker_jobs_pickle_as_themselves() -> None:
+    # A process pool sends the job by its qualified name: the wrapper must be what that name finds.
+    for job in (resolve_share, _segment_job):
+        assert pickle.loads(pickle.dumps(job)) is job
