@@ -45,6 +45,8 @@ from maguyva_lsp.store.skip_memo import SkipMemo
 log = logging.getLogger(__name__)
 
 _F = TypeVar("_F")  # what a cold index cuts into segment jobs (its files)
+_J = TypeVar("_J")
+_R = TypeVar("_R")
 
 # Files applied at once during a full index: searches in between see partial results. Each batch costs a segment
 # (and the graph a re-resolution of the names the batch adds), so batches grow geometrically: the first results come
@@ -176,6 +178,10 @@ class IndexWriter:
         self._merge_queued = threading.Event()  # set once the last merge started is queued in the pool (or ended)
         self._merge_queued.set()
         self._merge_after_run = False  # a cold build's segments are merged at the end of its run
+        # During a run, between its passes and its graph: whether the second pass ran (the merge and the embedding
+        # are then still to be queued, `_queue_follow_up`); None once they are.
+        self._follow_up: bool | None = None
+        self._embed_after_graph = False  # the run's embedding goes to the lane, once the graph is complete
         # With a store, merges run in a worker process (merge_in_background), never inside a save: a save that merged
         # in the writer thread rebuilt every merged part there, holding a watcher's change for seconds.
         segments.defer_merges = self._background_merges
@@ -219,23 +225,13 @@ class IndexWriter:
                     self._lane.submit_background(self._verify_vectors)
                 self.catching_up = frozenset(r.name for r in self._follow)
                 completed = self._complete_references(report)
+                # The merge and the embedding are queued in the pool as soon as the graph's worker jobs are (the
+                # workers take them as they end their shares, while this process joins the shares and ranks the
+                # graph); without graph workers, after the graph.
+                self._follow_up = completed
                 self._catch_up(report)
-                if completed:
-                    # The graph's workers hold its tables: the embedding's start fresh ones (as after a merge).
-                    self._analyzer.release()
-                if self._merge_after_run:
-                    # The workers' heaps hold what they built (the graph's tables): the merge starts a fresh one.
-                    self._analyzer.release()
-                    self._merge_after_run = False
-                    merge = self.merge_in_background()
-                    if merge is not None and self._embed_later:
-                        # The embedding's worker jobs run beside it (the merge uses one core): they are queued after
-                        # the merge job, so one worker merges while the other embeds (the tree's peak stays under a
-                        # gigabyte: the merge worker ~400 MB since the text part is merged from the segments' parts).
-                        self._lane.submit_call(functools.partial(self._await_merge_queued, self._merge_queued))
-                # Embedding starts once the other modalities are complete: the lane's thread shares this process's
-                # interpreter lock with the graph's resolution, and would only slow it down.
-                if not self._embed_in_workers([p for paths in self._embed_later for p in paths]):
+                self._queue_follow_up(beside_graph=False)
+                if self._embed_after_graph:
                     for paths in self._embed_later:
                         self._embed(paths)
                 report(IndexProgress("done", 0, 0, ready=("text", "structural", *(r.name for r in self._follow))))
@@ -243,6 +239,8 @@ class IndexWriter:
                 self._deferred = None
                 self._deferred_indexed = []
                 self._embed_later = []
+                self._follow_up = None
+                self._embed_after_graph = False
                 self._first_pass = []
                 self._two_pass = False
                 self.catching_up = frozenset()
@@ -321,6 +319,31 @@ class IndexWriter:
         self.lane_files += len(to_analyze)
         report(IndexProgress("indexed", len(current), len(current), ready=("text", "structural")))
         return len(kept)
+
+    def _queue_follow_up(self, *, beside_graph: bool) -> None:
+        """Once per run: the run's end merge (a cold build's segments into one), then the embedding of the files
+        workers built, queued in the pool in that order, so that one worker merges while the other embeds.
+        `beside_graph`: called as the graph's worker jobs are queued — the workers take these jobs as they end their
+        shares, while this process joins the shares and ranks the graph (each share gives its worker's freed heap back
+        at its end). Otherwise called after the graph: the pool then starts afresh (its workers' heaps hold what they
+        analysed)."""
+        completed, self._follow_up = self._follow_up, None
+        if completed is None:
+            return
+        if not beside_graph and (completed or self._merge_after_run):
+            self._analyzer.release()
+        if self._merge_after_run:
+            self._merge_after_run = False
+            merge = self.merge_in_background()
+            if merge is not None and self._embed_later:
+                # The embedding's worker jobs run beside it (the merge uses one core): they are queued after the
+                # merge job, so one worker merges while the other embeds (the tree's peak stays under a gigabyte:
+                # the merge worker ~400 MB since the text part is merged from the segments' parts).
+                self._lane.submit_call(functools.partial(self._await_merge_queued, self._merge_queued))
+        if not self._embed_in_workers([p for paths in self._embed_later for p in paths]):
+            # Embedding here starts once the graph is complete: the lane's thread shares this process's interpreter
+            # lock with the graph's resolution, and would only slow it down.
+            self._embed_after_graph = True
 
     def _catch_up(self, report: ProgressCallback) -> None:
         """Give each follow retriever the stored files it lacked, the files workers built into segments and the run's
@@ -412,7 +435,13 @@ class IndexWriter:
         stored = stored_graph_files(self.segments, indexed)
         if stored is None:
             return False
-        return bool(apply_in_workers(stored, indexed, given, removed, runner=analyzer.map, workers=analyzer.workers))
+
+        def runner(function: Callable[[_J], _R], jobs: Sequence[_J]) -> list[_R]:
+            return analyzer.map(function, jobs, submitted=lambda: self._queue_follow_up(beside_graph=True))
+
+        # The run's merge queued behind the shares commits only once the run ends (`adopt_merge` takes the run's lock):
+        # the segments' files the shares read stay meanwhile.
+        return bool(apply_in_workers(stored, indexed, given, removed, runner=runner, workers=analyzer.workers))
 
     def _stored_needs(
         self, kept: list[str], stored: dict[str, StoredFile], scanned: set[str]

@@ -177,3 +177,55 @@ def test_jobs_applied_at_once_give_the_rows_job_by_job_gives(tmp_path: Path) -> 
                 assert got[0].quantized.tobytes() == got[1].quantized.tobytes()
     finally:
         engine.close()
+
+
+def test_the_merge_and_the_embedding_are_queued_behind_the_graphs_shares(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers take the run's merge and the embedding as they end their graph shares, while this process joins
+    the shares: both are queued before the graph's jobs return, from the same pool (no restart between)."""
+    root = tmp_path / "ws"
+    write_tree(root, corpus())
+    monkeypatch.setattr(indexing, "WORKER_EMBED_FILES", 10)
+    events: list[str] = []
+    original_map = Analyzer.map
+    original_merge = indexing.IndexWriter.merge_in_background
+    original_embed = indexing.IndexWriter._embed_in_workers
+    original_release = Analyzer.release
+
+    def map_spy(self: Analyzer, function: Any, jobs: Any, submitted: Any = None) -> Any:
+        events.append(f"map {function.__name__}")
+        try:
+            return original_map(self, function, jobs, submitted)
+        finally:
+            events.append(f"mapped {function.__name__}")
+
+    def merge_spy(self: Any, **kwargs: Any) -> Any:
+        events.append("merge queued")
+        return original_merge(self, **kwargs)
+
+    def embed_spy(self: Any, paths: list[str]) -> bool:
+        events.append("embedding queued")
+        return original_embed(self, paths)
+
+    def release_spy(self: Analyzer) -> bool:
+        released = original_release(self)
+        if released:
+            events.append("pool released")
+        return released
+
+    monkeypatch.setattr(Analyzer, "map", map_spy)
+    monkeypatch.setattr(indexing.IndexWriter, "merge_in_background", merge_spy)
+    monkeypatch.setattr(indexing.IndexWriter, "_embed_in_workers", embed_spy)
+    monkeypatch.setattr(Analyzer, "release", release_spy)
+    engine = Engine(root, Settings(index_dir=str(tmp_path / "idx"), workers=2))
+    try:
+        engine.index()
+        engine.wait_for_merges()
+        engine.wait_for_embeddings()
+        graph_start, graph_end = events.index("map resolve_share"), events.index("mapped resolve_share")
+        assert graph_start < events.index("merge queued") < events.index("embedding queued") < graph_end, events
+        assert "pool released" not in events[graph_start : events.index("map embed_stored")], events
+        assert engine.status()["counters"]["analyzed"] == len(corpus())
+    finally:
+        engine.close()
