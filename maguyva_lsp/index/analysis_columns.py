@@ -24,8 +24,12 @@ Nothing here is a Python object per row: `FileAnalysis` values are rebuilt only 
 
 from __future__ import annotations
 
+import itertools
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 from typing import Any, get_args
 
 import numpy as np
@@ -70,21 +74,23 @@ I64 = npt.NDArray[np.int64]
 
 
 class _Pool:
-    """Interns strings to ids (-1 for None) in first-seen order."""
+    """Interns strings to ids (-1 for None) in first-seen order.
+
+    A defaultdict whose factory counts: `ids[text]` both numbers a string not met before and reads a known one's id,
+    one C call, so that a whole column is interned by `map(ids.__getitem__, ...)` without a Python step per string.
+    None is held as a key (-1) from the start, outside the count."""
 
     __slots__ = ("ids",)
 
     def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
+        self.ids: defaultdict[str | None, int] = defaultdict(itertools.count().__next__)
+        self.ids[None] = NONE_ID
 
     def id(self, text: str | None) -> int:
-        if text is None:
-            return NONE_ID
-        ids = self.ids
-        return ids.setdefault(text, len(ids))
+        return self.ids[text]
 
     def strings(self) -> list[str]:
-        return list(self.ids)
+        return list(itertools.islice(self.ids, 1, None))  # type: ignore[arg-type]  # every key after None is a str
 
 
 def _utf8(text: str) -> bytes:
@@ -111,27 +117,66 @@ def _stored_columns(name: str, values: Array) -> dict[str, Array]:
     return {name: values}
 
 
+# A row's interned fields, in the order the pool meets them (its first-seen order is stored).
+_DEFINITION_FIELDS = attrgetter("name", "kind", "signature", "parent", "language")
+_REFERENCE_FIELDS = attrgetter("name", "enclosing", "receiver", "module", "alias")
+_CHUNK_FIELDS = attrgetter("symbol", "kind", "parent", "signature", "content_hash", "language")
+_SPAN, _NAME_SPAN = attrgetter("span"), attrgetter("name_span")
+_SPAN_FIELDS = attrgetter("start_line", "start_col", "end_line", "end_col")
+
+
+def _derived_chunks(text: str, data: bytes, chunks: Sequence[Chunk]) -> list[bool]:
+    """Whether each chunk's text is its file's lines start..end, `"\n".join(text.split("\n")[start : end + 1])` (then
+    it is not stored: the core derives it). An ASCII file's line starts are found in its bytes (byte offsets are
+    character offsets) and each chunk compared in place, without joining its lines; other files join them."""
+    if len(data) != len(text):
+        lines = text.split("\n")
+        return [
+            0 <= c.start_line <= c.end_line and "\n".join(lines[c.start_line : c.end_line + 1]) == c.text
+            for c in chunks
+        ]
+    starts = line_starts(data).tolist()
+    n_lines, size = len(starts), len(text)
+    out: list[bool] = []
+    for c in chunks:
+        first, last = c.start_line, c.end_line
+        if not 0 <= first <= last:
+            out.append(False)
+            continue
+        # the joined lines run from line `first`'s start to the end of line min(last, the file's last line)
+        begin = starts[first] if first < n_lines else size
+        end = max(starts[last + 1] - 1 if last + 1 < n_lines else size, begin)
+        own = c.text
+        out.append(len(own) == end - begin and text.startswith(own, begin))
+    return out
+
+
 def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
     """The core columns of a segment holding these analyses (one per path; sorted by path here)."""
     ordered = sorted({a.path: a for a in analyses}.values(), key=lambda a: a.path)
     pool = _Pool()
-    pid = pool.id
+    pid = pool.ids.__getitem__  # a string's id, a new one when first seen; -1 for None
     texts: list[bytes] = []
     line_counts: list[int] = []
     f_hash, f_lang, f_err, f_class, f_size, f_mtime = [], [], [], [], [], []
-    d_name, d_kind, d_sig, d_parent, d_lang, d_span, d_nspan = [], [], [], [], [], [], []
-    r_name, r_kind, r_enc, r_recv, r_mod, r_alias = [], [], [], [], [], []
+    # Row columns as flat lists of pool ids, a row's fields side by side in the order they are interned (the pool's
+    # first-seen order is stored: it must not change), reshaped to columns at the end.
+    d_ids: list[int] = []  # name, kind, signature, parent, language
+    d_span: list[tuple[int, int, int, int]] = []
+    d_nspan: list[tuple[int, int, int, int]] = []
+    r_ids: list[int] = []  # name, enclosing, receiver, module, alias
+    r_kind: list[int] = []
     r_span: list[Array] = []  # each file's (references, 4) spans
-    c_start, c_end, c_sym, c_kind, c_parent, c_sig, c_hash, c_lang, c_text = [], [], [], [], [], [], [], [], []
+    c_ids: list[int] = []  # symbol, kind, parent, signature, hash, language
+    c_start, c_end, c_text = [], [], []
     n_defs, n_refs, n_chunks = [], [], []
     kind_index = {kind: i for i, kind in enumerate(REFERENCE_KINDS)}
     kind_code, reference_code = kind_index.get, kind_index["reference"]
-    pooled = pool.ids
-    intern = pooled.setdefault  # `intern(text, len(pooled))`: the text's id, a new one when first seen (as `_Pool.id`)
     class_index = {pc: i for i, pc in enumerate(PATH_CLASSES)}
     for analysis in ordered:
         f = analysis.file
-        data = _utf8(analysis.text)
+        text = analysis.text
+        data = _utf8(text)
         texts.append(data)
         line_counts.append(data.count(b"\n") + 1)
         f_hash.append(pid(analysis.content_hash))
@@ -140,65 +185,49 @@ def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
         f_class.append(class_index[f.path_class])
         f_size.append(f.size)
         f_mtime.append(f.mtime_ns)
-        for d in analysis.definitions:
-            d_name.append(pid(d.name))
-            d_kind.append(pid(d.kind))
-            d_sig.append(pid(d.signature))
-            d_parent.append(pid(d.parent))
-            d_lang.append(pid(d.language))
-            s, n = d.span, d.name_span
-            d_span.append((s.start_line, s.start_col, s.end_line, s.end_col))
-            d_nspan.append((n.start_line, n.start_col, n.end_line, n.end_col))
-        # A segment's references are most of its rows (635k on the stdlib): interned inline, in the same order as
-        # `pid` would (name, enclosing, receiver, module, alias), without a call per string; an extracted file's
-        # ReferenceTable is read column by column, without building its Reference objects.
+        definitions = analysis.definitions
+        if definitions:
+            d_ids.extend(map(pid, chain.from_iterable(map(_DEFINITION_FIELDS, definitions))))
+            d_span.extend(map(_SPAN_FIELDS, map(_SPAN, definitions)))
+            d_nspan.extend(map(_SPAN_FIELDS, map(_NAME_SPAN, definitions)))
+        # A segment's references are most of its rows (635k on the stdlib): an extracted file's ReferenceTable is read
+        # column by column, without building its Reference objects, and interned by one map over its rows' fields.
         refs = analysis.references
         if isinstance(refs, ReferenceTable):
-            for name, enclosing, receiver, module, alias in zip(
-                refs.names, refs.enclosing, refs.receivers, refs.modules, refs.aliases, strict=True
-            ):
-                r_name.append(intern(name, len(pooled)))
-                r_enc.append(NONE_ID if enclosing is None else intern(enclosing, len(pooled)))
-                r_recv.append(NONE_ID if receiver is None else intern(receiver, len(pooled)))
-                r_mod.append(NONE_ID if module is None else intern(module, len(pooled)))
-                r_alias.append(NONE_ID if alias is None else intern(alias, len(pooled)))
+            rows = zip(refs.names, refs.enclosing, refs.receivers, refs.modules, refs.aliases, strict=True)
+            r_ids.extend(map(pid, chain.from_iterable(rows)))
             r_kind.extend([kind_code(kind, reference_code) for kind in refs.kinds])
             r_span.append(refs.spans)
-        else:
-            spans: list[tuple[int, int, int, int]] = []
-            for r in refs:
-                r_name.append(intern(r.name, len(pooled)))
-                r_kind.append(kind_code(r.kind, reference_code))
-                text = r.enclosing
-                r_enc.append(NONE_ID if text is None else intern(text, len(pooled)))
-                text = r.receiver
-                r_recv.append(NONE_ID if text is None else intern(text, len(pooled)))
-                text = r.module
-                r_mod.append(NONE_ID if text is None else intern(text, len(pooled)))
-                text = r.alias
-                r_alias.append(NONE_ID if text is None else intern(text, len(pooled)))
-                s = r.span
-                spans.append((s.start_line, s.start_col, s.end_line, s.end_col))
-            r_span.append(_spans(spans))
-        lines = analysis.text.split("\n") if analysis.chunks else []
-        for c in analysis.chunks:
-            c_start.append(c.start_line)
-            c_end.append(c.end_line)
-            c_sym.append(pid(c.symbol))
-            c_kind.append(pid(c.kind))
-            c_parent.append(pid(c.parent))
-            c_sig.append(pid(c.signature))
-            c_hash.append(pid(c.content_hash))
-            c_lang.append(pid(c.language))
-            derived = 0 <= c.start_line <= c.end_line and "\n".join(lines[c.start_line : c.end_line + 1]) == c.text
-            c_text.append(NONE_ID if derived else pid(c.text))
-        n_defs.append(len(analysis.definitions))
-        n_refs.append(len(analysis.references))
-        n_chunks.append(len(analysis.chunks))
+        elif refs:
+            r_ids.extend(map(pid, chain.from_iterable(map(_REFERENCE_FIELDS, refs))))
+            r_kind.extend([kind_code(r.kind, reference_code) for r in refs])
+            r_span.append(_spans(list(map(_SPAN_FIELDS, map(_SPAN, refs)))))
+        chunks = analysis.chunks
+        if chunks:
+            derived = _derived_chunks(text, data, chunks)
+            c_start.extend([c.start_line for c in chunks])
+            c_end.extend([c.end_line for c in chunks])
+            if all(derived):  # every chunk is its file's lines (the chunker's always are): no text of its own
+                c_ids.extend(map(pid, chain.from_iterable(map(_CHUNK_FIELDS, chunks))))
+                c_text.extend([NONE_ID] * len(chunks))
+            else:  # a chunk's own text is interned after its other fields, as it comes
+                for c, own in zip(chunks, derived, strict=True):
+                    c_ids.extend(map(pid, _CHUNK_FIELDS(c)))
+                    c_text.append(NONE_ID if own else pid(c.text))
+        n_defs.append(len(definitions))
+        n_refs.append(len(refs))
+        n_chunks.append(len(chunks))
 
     def ids(values: list[int]) -> I32:
         return np.array(values, dtype=np.int32)
 
+    def columns(values: list[int], width: int) -> list[I32]:
+        table = ids(values).reshape(-1, width)
+        return [np.ascontiguousarray(table[:, k]) for k in range(width)]
+
+    d_name, d_kind, d_sig, d_parent, d_lang = columns(d_ids, 5)
+    r_name, r_enc, r_recv, r_mod, r_alias = columns(r_ids, 5)
+    c_sym, c_kind, c_parent, c_sig, c_hash, c_lang = columns(c_ids, 6)
     arrays: dict[str, Array] = {
         **string_arrays("file.path", [a.path for a in ordered]),
         **string_arrays("file.abs_path", [a.file.abs_path for a in ordered]),
@@ -213,28 +242,28 @@ def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
         "file.defs": offsets_of(n_defs),
         "file.refs": offsets_of(n_refs),
         "file.chunks": offsets_of(n_chunks),
-        "def.name": ids(d_name),
-        "def.kind": ids(d_kind),
-        "def.signature": ids(d_sig),
-        "def.parent": ids(d_parent),
-        "def.language": ids(d_lang),
+        "def.name": d_name,
+        "def.kind": d_kind,
+        "def.signature": d_sig,
+        "def.parent": d_parent,
+        "def.language": d_lang,
         **_stored_columns("def.span", _spans(d_span)),
         **_stored_columns("def.name_span", _spans(d_nspan)),
-        "ref.name": ids(r_name),
+        "ref.name": r_name,
         "ref.kind": np.array(r_kind, dtype=np.uint8),
-        "ref.enclosing": ids(r_enc),
-        "ref.receiver": ids(r_recv),
-        **_stored_columns("ref.module", ids(r_mod)),
-        **_stored_columns("ref.alias", ids(r_alias)),
+        "ref.enclosing": r_enc,
+        "ref.receiver": r_recv,
+        **_stored_columns("ref.module", r_mod),
+        **_stored_columns("ref.alias", r_alias),
         **_stored_columns("ref.span", np.concatenate([_spans([]), *r_span]).astype(np.int32)),
         "chunk.start": ids(c_start),
         "chunk.end": ids(c_end),
-        "chunk.symbol": ids(c_sym),
-        "chunk.kind": ids(c_kind),
-        "chunk.parent": ids(c_parent),
-        "chunk.signature": ids(c_sig),
-        "chunk.hash": ids(c_hash),
-        "chunk.language": ids(c_lang),
+        "chunk.symbol": c_sym,
+        "chunk.kind": c_kind,
+        "chunk.parent": c_parent,
+        "chunk.signature": c_sig,
+        "chunk.hash": c_hash,
+        "chunk.language": c_lang,
         "chunk.text": ids(c_text),
         **string_arrays("pool", pool.strings()),
     }

@@ -60,6 +60,31 @@ def test_single_chunks_equal_the_analysis_chunks() -> None:
     assert texts == [c.text for c in rows] and symbols == [c.symbol for c in rows]
 
 
+def test_a_chunk_stores_its_own_text_exactly_when_it_is_not_its_lines() -> None:
+    """ASCII files (compared in place at their line starts) and others (lines joined), chunks past the end, empty
+    texts, a start after the end: a text is stored exactly when it is not `"\n".join(lines[start : end + 1])`, and
+    every chunk reads back equal."""
+    analyses = []
+    for f, text in enumerate([*TEXTS, "ab\ncd\n\nef", "\u00e9t\u00e9\nab\ncd"]):
+        lines = text.split("\n")
+        spans = [(s, e) for s in range(len(lines) + 2) for e in range(s - 1, len(lines) + 2)]
+        chunks = []
+        for k, (start, end) in enumerate(spans):
+            joined = "\n".join(lines[start : end + 1])
+            body = [joined, joined + "x", joined[:-1], "", text][k % 5]
+            chunks.append(Chunk(f"c{f}.py", "python", start, end, body, f"h{k}", f"s{k % 3}", "function"))
+        analyses.append(_analysis(f"c{f}.py", text, tuple(chunks)))
+    core = CoreColumns(encode_analyses(analyses))
+    own = core.arrays["chunk.text"]
+    rows = [core.chunk(row) for row in range(core.chunk_count)]
+    expected = [c for a in sorted(analyses, key=lambda a: a.path) for c in a.chunks]
+    assert rows == expected
+    for row, c in enumerate(expected):
+        lines = core.text(core.chunk_file(row)).split("\n")
+        derived = 0 <= c.start_line <= c.end_line and "\n".join(lines[c.start_line : c.end_line + 1]) == c.text
+        assert (own[row] < 0) == derived, (row, c)
+
+
 def _with_refs(path: str, refs: list[tuple[int, int, str | None, str | None]], big: bool = False) -> FileAnalysis:
     """A file with references at (line, col), some with a module and an alias; `big`: one column past uint16."""
     references = tuple(
