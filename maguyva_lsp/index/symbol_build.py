@@ -4,9 +4,9 @@ names, parents and signatures split once each (`build_symbol_arrays`), then arra
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, pairwise
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -88,14 +88,6 @@ class Strings:
             text = joined.decode("ascii")
             return [text[s:e] for s, e in pairwise(cuts)]
         return [joined[s:e].decode(ENCODING, ENCODING_ERRORS) for s, e in pairwise(cuts)]
-
-
-def _csr(rows: Sequence[Sequence[str]], index: Mapping[str, int]) -> tuple[I64, I32]:
-    """Each row's strings as their ids in `index`, CSR."""
-    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)), out=offsets[1:])
-    flat = np.fromiter(map(index.__getitem__, chain.from_iterable(rows)), dtype=np.int32, count=int(offsets[-1]))
-    return offsets, flat
 
 
 def _ranks(strings: Sequence[str]) -> I64:
@@ -214,13 +206,19 @@ def build_symbol_arrays(core: CoreColumns) -> dict[str, Array]:
     nm_key = np.fromiter(map(key_index.__getitem__, compacts), dtype=np.int32, count=len(compacts))
     sig_ids, def_sg = np.unique(np.asarray(core.arrays["def.signature"]), return_inverse=True)
     tables = SubwordTables()
-    nm_word_lists = tables.names(d.names)
-    pr_word_lists = tables.names(d.parents)
-    sg_word_lists = tables.signatures(d.pool.strings(sig_ids))
-    words = sorted(set(chain.from_iterable(chain(nm_word_lists, pr_word_lists, sg_word_lists))))
-    word_index = {w: i for i, w in enumerate(words)}
-    nm_words_off, nm_words = _csr(nm_word_lists, word_index)
-    sg_words_off, sg_words = _csr(sg_word_lists, word_index)
+    nm_rows = tables.rows(d.names)
+    pr_rows = tables.rows(d.parents)
+    sg_rows = tables.rows(d.pool.strings(sig_ids), signature=True)
+    # the sub-words filed, sorted, and each row's sub-word ids turned into ranks among them
+    parts = tables.strings()
+    used = np.unique(np.concatenate((nm_rows[1], pr_rows[1], sg_rows[1])))
+    used_strings = [parts[i] for i in used.tolist()]
+    order = sorted(range(len(used_strings)), key=used_strings.__getitem__)
+    words = [used_strings[i] for i in order]
+    rank = np.zeros(len(parts), dtype=np.int32)
+    rank[used[np.asarray(order, dtype=np.int64)]] = np.arange(len(order), dtype=np.int32)
+    nm_words_off, nm_words = nm_rows[0], rank[nm_rows[1]]
+    sg_words_off, sg_words = sg_rows[0], rank[sg_rows[1]]
     # A signature's words → definitions, but not the definition's own name words.
     owner, name_vals = csr_rows(nm_words_off, nm_words, d.def_nm)
     owner_s, sig_vals = csr_rows(sg_words_off, sg_words, def_sg)
@@ -228,7 +226,7 @@ def build_symbol_arrays(core: CoreColumns) -> dict[str, Array]:
     own_name = _sorted_members(owner_s * width + sig_vals, owner * width + name_vals)
     sig = csr_from_pairs(sig_vals[~own_name], owner_s[~own_name], len(words))
     filed = Filed(
-        keys, nm_key, [len(c) for c in compacts], words, (nm_words_off, nm_words), _csr(pr_word_lists, word_index), sig
+        keys, nm_key, [len(c) for c in compacts], words, (nm_words_off, nm_words), (pr_rows[0], rank[pr_rows[1]]), sig
     )
     return symbol_arrays(core, d, filed)
 

@@ -4,15 +4,20 @@ signature), computed per distinct string when a segment's symbol part is built."
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections import defaultdict
+from collections.abc import Sequence
 from itertools import chain
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from maguyva_lsp.index.symbol_query import subwords_of, word_parts, words_of
+from maguyva_lsp.index.symbol_query import _WORD_RE, subwords_of  # _WORD_RE: what words_of finds
 from maguyva_lsp.model import Definition, PathClass
+from maguyva_lsp.tokens import _SUBWORD_OR_SPACE_RE  # the sub-words of words joined by spaces (tokens.py)
+
+I64 = npt.NDArray[np.int64]
 
 # Tie-break 1, kind: what go-to-definition usually wants (types and callables) before values. Other kinds sit in
 # the middle: a constant, or an `impl` block (it extends a type defined elsewhere: the type itself comes first),
@@ -75,42 +80,105 @@ def signature_words(signature: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for w in words if w not in SIGNATURE_NOISE_WORDS))
 
 
-class _PerWord(dict[str, tuple[str, ...]]):
-    """A word's sub-words as one field files them, made on first use (a C lookup after that)."""
-
-    def __init__(self, make: Callable[[str], tuple[str, ...]]) -> None:
-        super().__init__()
-        self._make = make
-
-    def __missing__(self, word: str) -> tuple[str, ...]:
-        value = self[word] = self._make(word)
-        return value
-
-
 class SubwordTables:
-    """`name_subwords`, `parent_subwords` and `signature_words` for the many strings of one segment's build, each
-    distinct word split and filtered once for the whole build (not through a bounded cache): the same tuples, for
-    dictionary lookups instead of a generator step per sub-word (~1 s CPU less on the stdlib's builds)."""
+    """`name_subwords`, `parent_subwords` and `signature_words` of the many strings of one segment's build, as CSR
+    rows of sub-word ids, in bulk: each text's words found by one findall per text (mapped in C), every distinct word
+    numbered by a dictionary whose factory counts and split once for the whole build (the words not met before split
+    together, by one findall over them joined), each text's sub-words then expanded, filtered and deduplicated
+    (first occurrence kept) with numpy. The same sub-words in the same order as the one-string definitions, without
+    a Python step per text or per word."""
 
     def __init__(self) -> None:
-        self._names = _PerWord(word_parts)
-        self._signatures = _PerWord(self._signature_parts)
+        self._word_ids: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        self._part_ids: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+        self._parts: list[I64] = []  # each word's sub-word ids one after the other, in word id order (in pieces)
+        self._counts: list[I64] = []  # how many each word has
+
+    def strings(self) -> list[str]:
+        """Every sub-word met so far, by id."""
+        return list(self._part_ids)
+
+    def rows(self, texts: Sequence[str], *, signature: bool = False) -> tuple[I64, I64]:
+        """Each text's distinct sub-words as ids (CSR offsets, values): `name_subwords`, or `signature_words` with
+        `signature`."""
+        found = list(map(_WORD_RE.findall, texts))  # words_of, without a Python call per text
+        sizes = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+        known = len(self._word_ids)
+        occurrences = np.fromiter(
+            map(self._word_ids.__getitem__, chain.from_iterable(found)), dtype=np.int64, count=int(sizes.sum())
+        )
+        self._split(list(itertools.islice(self._word_ids, known, None)))
+        parts, counts = self._table()
+        starts = np.cumsum(counts) - counts
+        per = counts[occurrences]
+        total = int(per.sum())
+        # each occurrence expanded into its word's sub-words: position in `parts` = word's start + rank in the word
+        into = np.repeat(starts[occurrences] - (np.cumsum(per) - per), per) + np.arange(total, dtype=np.int64)
+        values = parts[into]
+        rows = np.repeat(np.repeat(np.arange(len(texts), dtype=np.int64), sizes), per)
+        if signature:
+            strings = self.strings()
+            kept = np.fromiter(
+                (len(w) >= SIGNATURE_MIN_WORD and w not in SIGNATURE_NOISE_WORDS for w in strings),
+                dtype=np.bool_,
+                count=len(strings),
+            )[values]
+            values, rows = values[kept], rows[kept]
+        # a text's first occurrence of each sub-word, in order (rows ascend, so the positions sort row by row)
+        width = max(len(self._part_ids), 1)
+        first = np.sort(np.unique(rows * width + values, return_index=True)[1])
+        offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows[first], minlength=len(texts)), out=offsets[1:])
+        return offsets, values[first]
 
     def names(self, texts: list[str]) -> list[tuple[str, ...]]:
-        """`name_subwords` (and `parent_subwords`) of each text."""
-        return [self._joined(self._names, text) for text in texts]
+        """`name_subwords` (and `parent_subwords`) of each text, as strings."""
+        return self._tuples(*self.rows(texts))
 
     def signatures(self, texts: list[str]) -> list[tuple[str, ...]]:
-        """`signature_words` of each text."""
-        return [self._joined(self._signatures, text) for text in texts]
+        """`signature_words` of each text, as strings."""
+        return self._tuples(*self.rows(texts, signature=True))
 
-    def _signature_parts(self, word: str) -> tuple[str, ...]:
-        # split through the names' table: a word of both is split once
-        return tuple(w for w in self._names[word] if len(w) >= SIGNATURE_MIN_WORD and w not in SIGNATURE_NOISE_WORDS)
+    def _tuples(self, offsets: I64, values: I64) -> list[tuple[str, ...]]:
+        strings = self.strings()
+        flat = [strings[v] for v in values.tolist()]
+        return [tuple(flat[s:e]) for s, e in itertools.pairwise(offsets.tolist())]
 
-    @staticmethod
-    def _joined(table: _PerWord, text: str) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(chain.from_iterable(map(table.__getitem__, words_of(text)))))
+    def _split(self, words: list[str]) -> None:
+        """`word_parts` of the words not met before, as sub-word ids: the ASCII ones by one findall over them joined
+        by spaces (no sub-word spans a space), lower-cased at once; another word is its own lower case."""
+        if not words:
+            return
+        ascii_words = [w if w.isascii() else "" for w in words]
+        pieces = _SUBWORD_OR_SPACE_RE.findall(" ".join(ascii_words))
+        is_space = np.fromiter(map(" ".__eq__, pieces), dtype=np.bool_, count=len(pieces))
+        word_of_piece = np.cumsum(is_space)
+        lowered = "\x00".join(pieces).lower().split("\x00") if pieces else []
+        ids = np.fromiter(map(self._part_ids.__getitem__, (lowered[i] for i in np.flatnonzero(~is_space).tolist())),
+                          dtype=np.int64, count=int((~is_space).sum()))  # fmt: skip
+        counts = np.bincount(word_of_piece[~is_space], minlength=len(words))
+        other = [i for i, w in enumerate(ascii_words) if not w and words[i]]
+        if other:  # non-ASCII words: one sub-word each, placed among the others in word order
+            counts[other] = 1
+            out = np.empty(int(counts.sum()), dtype=np.int64)
+            at = np.cumsum(counts) - counts
+            single = np.zeros(len(words), dtype=np.bool_)
+            single[other] = True
+            mask = np.ones(out.size, dtype=np.bool_)
+            mask[at[single]] = False
+            out[at[single]] = np.fromiter(
+                (self._part_ids[words[i].lower()] for i in other), dtype=np.int64, count=len(other)
+            )
+            out[mask] = ids
+            ids = out
+        self._parts.append(ids)
+        self._counts.append(counts.astype(np.int64))
+
+    def _table(self) -> tuple[I64, I64]:
+        if len(self._parts) != 1:
+            self._parts = [np.concatenate(self._parts)] if self._parts else [np.zeros(0, dtype=np.int64)]
+            self._counts = [np.concatenate(self._counts)] if self._counts else [np.zeros(0, dtype=np.int64)]
+        return self._parts[0], self._counts[0]
 
 
 def kind_rank(kind: str) -> int:
