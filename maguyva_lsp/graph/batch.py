@@ -20,12 +20,11 @@ from maguyva_lsp.graph.model import EDGE_KIND_OF, EDGE_KINDS, RESOLUTIONS
 from maguyva_lsp.graph.records import FileRecord
 from maguyva_lsp.graph.resolve import FileResolver, GraphIndex
 from maguyva_lsp.graph.segment import COLUMNS, SegmentBuilder
-from maguyva_lsp.model import Reference, ReferenceKind, Span
+from maguyva_lsp.model import ReferenceKind
 
 Array = npt.NDArray[Any]
 _EDGE_CODE = {kind: code for code, kind in enumerate(EDGE_KINDS)}
 _RESOLUTION_CODE = {resolution: code for code, resolution in enumerate(RESOLUTIONS)}
-_NO_SPAN = Span(0, 0, 0, 0)
 
 
 def resolve_rows(
@@ -52,20 +51,23 @@ def resolve_rows(
     preset: dict[str, object] = nodes if isinstance(nodes, dict) else {}
     holds = dict.__contains__
     intern = strings.intern
-    path = record.path
     sources: list[int] = []  # per group: the source's string id (-1: no uses)
     uses_of: list[int] = []  # per group: its uses
     targets: list[int] = []  # every group's targets, one after the other
     resolutions: list[int] = []
     weights: list[float] = []
     spans = np.asarray(rows.spans).reshape(count, 4)
+    query = _Query()
     for name, kind, receiver, enclosing, module, alias in groups:
         # The groups are distinct (all but the span): each is resolved once, without the answer cache. Resolution
-        # reads no span, so every group's Reference carries the same empty one.
-        ref = Reference(
-            str(pool[name]), kinds[kind], path, _NO_SPAN, pool[enclosing], pool[receiver], pool[module], pool[alias]
-        )
-        answer = resolver.resolve(ref)
+        # reads only these fields, and keeps nothing of the query: one object refilled for every group.
+        query.name = str(pool[name])
+        query.kind = kinds[kind]
+        query.enclosing = pool[enclosing]
+        query.receiver = pool[receiver]
+        query.module = pool[module]
+        query.alias = pool[alias]
+        answer = resolver.resolve(query)
         if answer is None:
             uses_of.append(0)
             sources.append(-1)
@@ -87,7 +89,8 @@ def resolve_rows(
     within = np.arange(len(row_of_use), dtype=np.int64) - np.repeat(row_starts, per_row)
     flat = group_starts[group_of[row_of_use]] + within
     edge_codes = np.array([_EDGE_CODE[EDGE_KIND_OF[k]] for k in kinds], dtype=np.int64)
-    packed = sorted(strings.dep(key) for key in resolver.deps)
+    packed = strings.deps(resolver.deps)
+    packed.sort()
     columns: dict[str, Array] = {
         "sites.source": np.asarray(sources, dtype=np.int64)[group_of[row_of_use]],
         "sites.target": np.asarray(targets, dtype=np.int64)[flat],
@@ -100,6 +103,22 @@ def resolve_rows(
         "deps.file": np.full(len(packed), file_row, dtype=np.int64),
     }
     return {name: column.astype(COLUMNS[name][0], copy=False) for name, column in columns.items()}
+
+
+class _Query:
+    """The fields resolution reads of a reference (resolve.ReferenceFields), refilled for each group of rows: a
+    Reference per group (a frozen dataclass, its fields set one by one through object.__setattr__) cost ~6 % of a
+    share's CPU."""
+
+    __slots__ = ("alias", "enclosing", "kind", "module", "name", "receiver")
+
+    def __init__(self) -> None:
+        self.name = ""
+        self.kind: ReferenceKind = "reference"
+        self.enclosing: str | None = None
+        self.receiver: str | None = None
+        self.module: str | None = None
+        self.alias: str | None = None
 
 
 def _kind(name: str) -> ReferenceKind:

@@ -139,6 +139,23 @@ def resolve_references(index: GraphIndex, record: FileRecord, references: Iterab
 RefKey = tuple[str, str, "str | None", "str | None", "str | None", "str | None"]
 
 
+class ReferenceFields(Protocol):
+    """What resolution reads of a reference (a Reference, or graph/batch.py's one query object per file)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def enclosing(self) -> str | None: ...
+    @property
+    def receiver(self) -> str | None: ...
+    @property
+    def module(self) -> str | None: ...
+    @property
+    def alias(self) -> str | None: ...
+
+
 def reference_key(ref: Reference) -> RefKey:
     return (ref.kind, ref.name, ref.receiver, ref.enclosing, ref.module, ref.alias)
 
@@ -166,8 +183,9 @@ class FileResolver:
         found = self._answers[key] = self.resolve(ref)
         return found
 
-    def resolve(self, ref: Reference) -> tuple[str, list[Target]] | None:
-        """`answer` without its cache, for a caller whose references are already distinct (graph/batch.py)."""
+    def resolve(self, ref: ReferenceFields) -> tuple[str, list[Target]] | None:
+        """`answer` without its cache, for a caller whose references are already distinct (graph/batch.py). Nothing
+        keeps `ref` after the call (graph/batch.py refills one object for every reference of a file)."""
         targets = self._resolver.reference(ref)
         return (self._resolver.source_of(ref), targets) if targets else None
 
@@ -223,7 +241,7 @@ class _Resolver:
         self._namespaces: dict[tuple[str | None, tuple[str, ...]], list[str] | None] = {}
 
     # ---- entry points -------------------------------------------------------------------------------------------
-    def reference(self, ref: Reference) -> list[Target]:
+    def reference(self, ref: ReferenceFields) -> list[Target]:
         if ref.kind == "import":
             return self._import(ref)
         targets = self._name(ref.name, ref.enclosing) if ref.receiver is None else self._qualified(ref, ref.receiver)
@@ -232,7 +250,7 @@ class _Resolver:
             return types or targets
         return targets
 
-    def source_of(self, ref: Reference) -> str:
+    def source_of(self, ref: ReferenceFields) -> str:
         """The node a use belongs to: its enclosing definition, else the file's module node."""
         q = ref.enclosing
         while q:
@@ -243,7 +261,7 @@ class _Resolver:
         return module_id(self.record.path)
 
     # ---- imports ------------------------------------------------------------------------------------------------
-    def _import(self, ref: Reference) -> list[Target]:
+    def _import(self, ref: ReferenceFields) -> list[Target]:
         if ref.module is None or ref.name == "*":
             files = self._module_files(ref.module if ref.module is not None else ref.name)
             return [_sure(module_id(f), "import") for f in files]
@@ -390,7 +408,7 @@ class _Resolver:
         return known and family == self.family
 
     # ---- qualified names: receiver.name -------------------------------------------------------------------------
-    def _qualified(self, ref: Reference, receiver: str) -> list[Target]:
+    def _qualified(self, ref: ReferenceFields, receiver: str) -> list[Target]:
         """`receiver.name`. Only top-level (FileResolver.answer calls it, no memo entry in progress): the per-file
         caches of its steps (`_top`) hold answers that read finished memo entries only (FileResolver says why)."""
         shape = receiver_shape(receiver)

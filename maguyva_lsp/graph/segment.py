@@ -9,9 +9,9 @@ straight from a segment file. Objects (SymbolNode, Reference, EdgeSite, FileReco
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -379,6 +379,14 @@ class _InterningCache:
         if packed is None:
             packed = self._deps[key] = encode_dep(self, key)
         return packed
+
+    def deps(self, keys: Collection[DepKey]) -> list[int]:
+        """`dep` of each key, in order: the hits found by one map over the dict (a file's keys are mostly known),
+        the others encoded one by one in the keys' order, as calling `dep` per key would intern their strings."""
+        found = list(map(self._deps.get, keys))
+        if None not in found:
+            return cast(list[int], found)
+        return [self.dep(key) if packed is None else packed for key, packed in zip(keys, found, strict=True)]
 
     def intern(self, text: str) -> int:
         sid = self._ids.get(text)
