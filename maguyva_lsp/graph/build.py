@@ -327,11 +327,11 @@ def resolve_share(job: ShareJob) -> SharePart:
 def _resolved_share(job: ShareJob) -> SharePart:
     records: dict[str, FileRecord] = {}
     others: list[tuple[str, str]] = []
-    for file, belongs in job.stored.inputs(job.stored_paths):
-        if belongs:
-            records[file.path] = build_record(file)
+    for path, content_hash, record in job.stored.records(job.stored_paths):
+        if record is not None:
+            records[path] = record
         else:
-            others.append((file.path, file.content_hash))
+            others.append((path, content_hash))
     records.update((f.path, build_record(f)) for f in job.given if f.belongs)
     strings = StringTable.empty()
     overlay: dict[str, FileRecord | None] = dict(records)

@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.graph.inputs import GraphInput, ReferenceRows
+from maguyva_lsp.graph.records import FileRecord
 from maguyva_lsp.graph.segment import (
     _ID_BITS,
     COLUMNS,
@@ -44,9 +45,9 @@ Runner = Callable[[Callable[[_J], _R], Sequence[_J]], list[_R]]
 class StoredFiles(Protocol):
     """Stored files as a worker reads them (picklable: it opens the stored data itself in the worker)."""
 
-    def inputs(self, paths: Sequence[str]) -> Iterator[tuple[GraphInput, bool]]:
-        """Each file (in the order given) with only its imports and base lists among its references
-        (`complete=False`), and whether it belongs in the graph."""
+    def records(self, paths: Sequence[str]) -> Iterator[tuple[str, str, FileRecord | None]]:
+        """Each file (in the order given): its path, content hash and record with only its imports and base lists
+        among its references (`complete=False`); None when it does not belong in the graph."""
         ...
 
     def references(self, path: str, content_hash: str) -> tuple[Reference, ...] | None:

@@ -17,16 +17,16 @@ import numpy.typing as npt
 
 from maguyva_lsp.graph.inputs import GraphInput, ReferenceRows, ReferenceSource
 from maguyva_lsp.graph.modules import system_of
+from maguyva_lsp.graph.records import FileRecord, stored_record, stored_symbols
 from maguyva_lsp.graph.segment import OUTWARD_REFERENCE_KINDS
 from maguyva_lsp.index.analysis_columns import (
     CORE_PART,
     DEFINITION_COLUMNS,
     REFERENCE_KINDS,
     CoreColumns,
-    definitions_of,
 )
 from maguyva_lsp.index.segment_set import Segments, SegmentSet
-from maguyva_lsp.model import Definition, FileAnalysis, Reference, Span
+from maguyva_lsp.model import FileAnalysis, Reference, Span
 from maguyva_lsp.store.container import ContainerRecord, open_container
 
 
@@ -90,23 +90,31 @@ class StoredGraphFiles:
         k, local = self.where[path]
         return self._opened[k], local
 
-    def inputs(self, paths: Sequence[str]) -> Iterator[tuple[GraphInput, bool]]:
-        """Each file with only its imports and base lists among its references, and whether the graph holds it."""
+    def records(self, paths: Sequence[str]) -> Iterator[tuple[str, str, FileRecord | None]]:
+        """Each file's (path, content hash, record): with only its imports and base lists among its references
+        (`complete=False`), None when the graph does not hold the file. The record `build_record` makes of the
+        file's GraphInput, its nodes made straight from the definition rows."""
         for path in paths:
             core, local = self._locate(path)
-            definitions, references = self._outward_rows(core).file(local, self._pool(core))
+            rows = self._outward_rows(core)
+            pool = core.pool()
+            definitions = rows.definition_rows(local)
+            references = rows.references(local, pool, self._pool(core))
             language = core.language(local)
-            file = GraphInput(
+            content_hash = core.content_hash(local)
+            # GraphInput.belongs (the stored reference count: `references` holds the outward ones only)
+            if system_of(language) is None and not definitions and core.reference_count(local) == 0:
+                yield path, content_hash, None
+                continue
+            lines = core.line_count(local) - 1  # a line start follows each newline
+            symbols = stored_symbols(path, language, pool, definitions)
+            yield (
                 path,
-                language,
-                core.content_hash(local),
-                core.line_count(local) - 1,  # a line start follows each newline
-                definitions,
-                references,
-                complete=False,
+                content_hash,
+                stored_record(
+                    path, language, content_hash=content_hash, lines=lines, symbols=symbols, references=references
+                ),
             )
-            belongs = system_of(language) is not None or bool(definitions) or core.reference_count(local) > 0
-            yield file, belongs
 
     def analyses(self, paths: Sequence[str]) -> Iterator[FileAnalysis]:
         """Each file's stored analysis without its definitions and references (text and chunks: the semantic
@@ -199,9 +207,10 @@ def stored_graph_files(segments: Segments, paths: Iterable[str]) -> StoredGraphF
 
 class _OutwardRows:
     """A container's definition rows and its imports and base lists (a few per cent of its references), each column
-    read once for the whole container; a file's Definitions and References are made from its slice of them. The
-    same objects `CoreColumns.definitions` and `.references(local, OUTWARD_REFERENCE_KINDS)` give, without their
-    per-file cost of a dozen array slices and a kind test (a worker reads every stored file)."""
+    read once for the whole container; a file's nodes (graph/records.py's `stored_symbols`) and References are made
+    from its slice of them. The same values `CoreColumns.definitions` and `.references(local,
+    OUTWARD_REFERENCE_KINDS)` give, without their per-file cost of a dozen array slices and a kind test (a worker
+    reads every stored file)."""
 
     def __init__(self, core: CoreColumns) -> None:
         a = core.arrays
@@ -217,14 +226,14 @@ class _OutwardRows:
         columns = ("ref.name", "ref.kind", "ref.enclosing", "ref.receiver", "ref.module", "ref.alias", "ref.span")
         self.refs = list(zip(*(core.rows(name, 0, total)[picked].tolist() for name in columns), strict=True))
 
-    def file(self, local: int, with_none: list[str | None]) -> tuple[tuple[Definition, ...], tuple[Reference, ...]]:
-        """One file's definitions and outward references (`with_none`: the pool with None after it)."""
-        core = self.core
-        path = core.paths[local]
-        pool = core.pool()
-        d0, d1 = self.def_offsets[local], self.def_offsets[local + 1]
-        definitions = definitions_of(path, pool, self.defs[d0:d1])
-        references = tuple(
+    def definition_rows(self, local: int) -> list[tuple[Any, ...]]:
+        """One file's rows of DEFINITION_COLUMNS (pool ids, spans as 4 ints)."""
+        return self.defs[self.def_offsets[local] : self.def_offsets[local + 1]]
+
+    def references(self, local: int, pool: Sequence[str], with_none: list[str | None]) -> tuple[Reference, ...]:
+        """One file's outward references (`with_none`: the pool with None after it)."""
+        path = self.core.paths[local]
+        return tuple(
             Reference(
                 pool[name],
                 REFERENCE_KINDS[kind],
@@ -237,4 +246,3 @@ class _OutwardRows:
             )
             for name, kind, enc, rcv, mod, al, span in self.refs[self.ref_starts[local] : self.ref_starts[local + 1]]
         )
-        return definitions, references
