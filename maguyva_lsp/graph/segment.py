@@ -405,12 +405,22 @@ def _span(span: Span) -> tuple[int, int, int, int]:
 def _index(keys: Array, mask: npt.NDArray[np.bool_] | None = None) -> tuple[Array, Array, IntArray]:
     """(distinct keys sorted, where each one's rows start in `rows` and one past the last, the rows by key)."""
     candidates = np.flatnonzero(mask) if mask is not None else np.arange(len(keys))
-    order = np.argsort(keys[candidates], kind="stable")
-    rows: IntArray = candidates[order].astype(np.int32)
+    rows: IntArray = candidates[_stable_order(keys[candidates])].astype(np.int32)
     sorted_keys = keys[rows]
     first = run_starts(sorted_keys)
     starts = np.append(first, len(rows)).astype(narrowest_count(len(rows)))
     return np.ascontiguousarray(sorted_keys[first]), starts, rows
+
+
+def _stable_order(keys: Array) -> Array:
+    """`np.argsort(keys, kind="stable")`. Keys of 32 bits or fewer are sorted as one int64 each, the key above the
+    position, with numpy's (vectorised) unstable sort: the same order, ties by position, ~10x faster than the stable
+    argsort on the 5x corpus's 6M use targets (0.51 s)."""
+    if keys.dtype.kind not in "iu" or keys.dtype.itemsize > 4 or len(keys) >= 1 << 32:
+        return np.argsort(keys, kind="stable")
+    packed = (keys.astype(np.int64) << 32) | np.arange(len(keys), dtype=np.int64)
+    packed.sort()
+    return packed & 0xFFFFFFFF
 
 
 def narrowest_count(largest: int) -> np.dtype[Any]:
@@ -427,7 +437,15 @@ def narrowed(array: Array) -> Array:
 
 def weight_columns(weights: npt.NDArray[np.float64]) -> dict[str, Array]:
     """The weights as codes into their sorted distinct values (exact: the table holds the float64 values)."""
-    values, codes = np.unique(np.asarray(weights, dtype=np.float64), return_inverse=True)
+    weights = np.asarray(weights, dtype=np.float64).reshape(-1)
+    ordered = np.sort(weights)
+    if len(ordered) and ordered[0] > 0 and not np.isnan(ordered[-1]):
+        # Positive, no NaN (as resolution makes them): the distinct values of one sort and each weight's code found
+        # in them are np.unique's values and inverse, without its argsort (0.59 s for the 5x corpus's 6M uses).
+        values = ordered[run_starts(ordered)]
+        codes = np.searchsorted(values, weights)
+    else:
+        values, codes = np.unique(weights, return_inverse=True)
     dtype = next(d for d in WEIGHT_CODE_DTYPES if len(values) <= np.iinfo(d).max + 1)
     return {WEIGHT_CODE: codes.reshape(-1).astype(dtype), WEIGHT_VALUES: values}
 
