@@ -12,8 +12,10 @@ this part replaces or removes. A row becomes an object (`RowRef`) only when a qu
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -73,13 +75,58 @@ class RowRef(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
+class RowColumns:
+    """A file's rows as columns, the fields of RowRef but its path (what a cold build's worker processes send: a few
+    objects per file instead of one tuple per row, which cost the workers building and pickling them and the main
+    process unpickling them and reading them back, at the build's serial end)."""
+
+    starts: list[int]
+    ends: list[int]
+    end_cols: list[int]
+    hashes: bytes  # TEXT_HASH_BYTES per row
+    symbols: list[str | None]
+    kinds: list[str | None]
+    snippets: list[str]
+
+    def __post_init__(self) -> None:
+        n = len(self.starts)
+        if {len(self.ends), len(self.end_cols), len(self.symbols), len(self.kinds), len(self.snippets)} != {n}:
+            raise ValueError(f"row columns of different lengths for {n} rows")
+        if len(self.hashes) != n * TEXT_HASH_BYTES:
+            raise ValueError(f"text hashes must be {TEXT_HASH_BYTES} bytes")
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @staticmethod
+    def of(refs: Sequence[RowRef]) -> RowColumns:
+        """The columns of some row references."""
+        if any(len(r.text_hash) != TEXT_HASH_BYTES for r in refs):
+            raise ValueError(f"text hashes must be {TEXT_HASH_BYTES} bytes")
+        return RowColumns(
+            [r.start_line for r in refs],
+            [r.end_line for r in refs],
+            [r.end_col for r in refs],
+            b"".join(r.text_hash for r in refs),
+            [r.symbol for r in refs],
+            [r.kind for r in refs],
+            [r.snippet for r in refs],
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class FileRows:
     """The rows of one file for a new part: every row the file has (none for a file without chunks)."""
 
     path: str
     tag: str  # what the retriever built the rows from (its fingerprint of the file's analysis)
     content: str  # the file's content hash, which tells a lagging row from a current one without the analysis
-    refs: Sequence[RowRef]
+    refs: Sequence[RowRef] | RowColumns
+
+    @property
+    def columns(self) -> RowColumns:
+        refs = self.refs
+        return refs if isinstance(refs, RowColumns) else RowColumns.of(refs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,31 +399,40 @@ def build_part(
         if order
         else np.zeros(0, dtype=np.intp)
     )
-    refs = [ref for i in order for ref in files[i].refs]
+    columns = [files[i].columns for i in order]
+    n = len(rows)
+
+    def joined(field: Callable[[RowColumns], Iterable[Any]]) -> list[Any]:
+        return list(chain.from_iterable(map(field, columns)))
+
+    def ints(field: Callable[[RowColumns], list[int]]) -> npt.NDArray[np.int64]:
+        return np.fromiter(chain.from_iterable(map(field, columns)), dtype=np.int64, count=n)
+
+    kinds = [kind or "" for kind in joined(attrgetter("kinds"))]
     sorted_counts = counts[order] if order else counts
-    kind_names = sorted({r.kind or "" for r in refs})
+    kind_names = sorted(set(kinds))
     kind_code = {kind: code for code, kind in enumerate(kind_names)}
     quantized = None if vectors.quantized is None else vectors.quantized[rows]
     scales = None if vectors.scales is None else vectors.scales[rows]
     arrays: dict[str, Array] = {
         **stored_vectors(word_major(vectors.codes[rows], dimension), quantized, scales),
         "row.path": np.repeat(np.arange(len(order), dtype=np.int64), sorted_counts),
-        "row.start": np.array([r.start_line for r in refs], dtype=np.int64),
-        "row.end": np.array([r.end_line for r in refs], dtype=np.int64),
-        "row.end_col": np.array([r.end_col for r in refs], dtype=np.int64),
-        "row.kind": np.array([kind_code[r.kind or ""] for r in refs], dtype=np.int64),
-        "row.hash": _hash_rows([r.text_hash for r in refs]),
+        "row.start": ints(attrgetter("starts")),
+        "row.end": ints(attrgetter("ends")),
+        "row.end_col": ints(attrgetter("end_cols")),
+        "row.kind": np.fromiter(map(kind_code.__getitem__, kinds), dtype=np.int64, count=n),
+        "row.hash": _hash_rows([c.hashes for c in columns], n),
         "path.rows": np.concatenate(([0], np.cumsum(sorted_counts))).astype(np.int64),
         "path.key": path_keys(files[i].path for i in order),
         "superseded": unique(path_keys(superseded)),
     }
-    arrays.update(block_arrays("row.symbol", [r.symbol or "" for r in refs]))
+    arrays.update(block_arrays("row.symbol", [symbol or "" for symbol in joined(attrgetter("symbols"))]))
     arrays.update(string_arrays("kind", kind_names))
-    arrays.update(block_arrays("row.snippet", [r.snippet for r in refs]))
+    arrays.update(block_arrays("row.snippet", joined(attrgetter("snippets"))))
     arrays.update(string_arrays("path", [files[i].path for i in order]))
     arrays.update(string_arrays("path.tag", [files[i].tag for i in order]))
     arrays.update(string_arrays("path.content", [files[i].content for i in order]))
-    return VectorPart(_narrowed(arrays), {**meta, "rows": len(refs), "paths": len(order)})
+    return VectorPart(_narrowed(arrays), {**meta, "rows": n, "paths": len(order)})
 
 
 def _narrowed(arrays: dict[str, Array]) -> dict[str, Array]:
@@ -396,10 +452,12 @@ def _narrowest(values: Array, dtypes: tuple[np.dtype[Any], ...]) -> Array:
     raise ValueError(f"values {low}..{high} fit none of {dtypes}")
 
 
-def _hash_rows(hashes: Sequence[bytes]) -> npt.NDArray[np.uint8]:
-    if any(len(h) != TEXT_HASH_BYTES for h in hashes):
+def _hash_rows(blobs: Sequence[bytes], n: int) -> npt.NDArray[np.uint8]:
+    """The rows' text hashes (blobs of TEXT_HASH_BYTES per row) as an (n, TEXT_HASH_BYTES) array."""
+    blob = b"".join(blobs)
+    if len(blob) != n * TEXT_HASH_BYTES:
         raise ValueError(f"text hashes must be {TEXT_HASH_BYTES} bytes")
-    return np.frombuffer(b"".join(hashes), dtype=np.uint8).reshape(len(hashes), TEXT_HASH_BYTES).copy()
+    return np.frombuffer(blob, dtype=np.uint8).reshape(n, TEXT_HASH_BYTES).copy()
 
 
 def merge_parts(

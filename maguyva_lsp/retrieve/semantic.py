@@ -25,7 +25,7 @@ import numpy as np
 from maguyva_lsp.embed.base import BITS_PER_BYTE, Embedder, EmbedderError, Embeddings, TextStyle
 from maguyva_lsp.embed.text import EMBED_TEXT_VERSION, document_text, query_text, snippet_text
 from maguyva_lsp.index.segment_parts import ChainExport
-from maguyva_lsp.index.vector_part import VECTORS_PART, FileRows, RowRef, RowVectors
+from maguyva_lsp.index.vector_part import VECTORS_PART, FileRows, RowColumns, RowRef, RowVectors
 from maguyva_lsp.index.vectors import (
     BinaryVectorStore,
     RowLocation,
@@ -538,12 +538,46 @@ def fresh_rows(
     plan: Sequence[_Planned], embed_slice: Callable[[list[bytes], Mapping[bytes, str]], Embeddings], dimension: int
 ) -> RowVectors:
     """The planned rows embedded anew: each distinct text once, in slices of EMBED_SLICE_TEXTS."""
-    unique = list(dict.fromkeys(p.ref.text_hash for p in plan))
-    texts = {p.ref.text_hash: p.text for p in plan}
+    return fresh_vectors([p.ref.text_hash for p in plan], [p.text for p in plan], embed_slice, dimension)
+
+
+def fresh_vectors(
+    keys: Sequence[bytes],
+    texts: Sequence[str],
+    embed_slice: Callable[[list[bytes], Mapping[bytes, str]], Embeddings],
+    dimension: int,
+) -> RowVectors:
+    """Rows of these texts (`keys`: their hashes) embedded anew: each distinct text once, in slices of
+    EMBED_SLICE_TEXTS."""
+    by_key = dict(zip(keys, texts, strict=True))
+    unique = list(by_key)  # first-seen order, as dict keys keep it
     slices = range(0, len(unique), EMBED_SLICE_TEXTS)
-    fresh = Embeddings.concat([embed_slice(unique[at : at + EMBED_SLICE_TEXTS], texts) for at in slices], dimension)
+    fresh = Embeddings.concat([embed_slice(unique[at : at + EMBED_SLICE_TEXTS], by_key) for at in slices], dimension)
     row_of = {key: r for r, key in enumerate(unique)}
-    return row_vectors(fresh.take([row_of[p.ref.text_hash] for p in plan]))
+    return row_vectors(fresh.take(list(map(row_of.__getitem__, keys))))
+
+
+def planned_columns(analysis: FileAnalysis, style: TextStyle) -> tuple[RowColumns, list[bytes], list[str]]:
+    """A file's rows as columns, with their embedded texts and the texts' hashes (planned_rows without reuse, and no
+    object per row: what a cold build's worker processes send)."""
+    chunks = analysis.chunks
+    prepared = analysis.embed_style == style and len(analysis.embed_texts) == len(chunks)
+    texts = list(analysis.embed_texts) if prepared else [document_text(chunk, style) for chunk in chunks]
+    keys = list(map(text_hash, texts))
+    return row_columns(chunks, keys), keys, texts
+
+
+def row_columns(chunks: Sequence[Chunk], keys: Sequence[bytes]) -> RowColumns:
+    """The rows of these chunks (`keys`: their texts' hashes) as columns, each field as `_row_ref` makes it."""
+    return RowColumns(
+        [chunk.start_line for chunk in chunks],
+        [chunk.end_line for chunk in chunks],
+        list(map(_end_col, chunks)),
+        b"".join(keys),
+        list(map(_symbol, chunks)),
+        [chunk.kind for chunk in chunks],
+        list(map(_snippet, chunks)),
+    )
 
 
 def file_tag(analysis: FileAnalysis, style: str) -> str:
@@ -559,18 +593,30 @@ def file_tag(analysis: FileAnalysis, style: str) -> str:
 
 
 def _row_ref(chunk: Chunk, key: bytes) -> RowRef:
-    last_line = chunk.text.rsplit("\n", 1)[-1]
-    snippet = chunk.signature or next((line.strip() for line in chunk.text.splitlines() if line.strip()), "")
     return RowRef(
         path=chunk.path,
         start_line=chunk.start_line,
         end_line=chunk.end_line,
         text_hash=key,
-        symbol=f"{chunk.parent}.{chunk.symbol}" if chunk.parent and chunk.symbol else chunk.symbol,
+        symbol=_symbol(chunk),
         kind=chunk.kind,
-        snippet=snippet[:SNIPPET_CHARS],
-        end_col=len(last_line),
+        snippet=_snippet(chunk),
+        end_col=_end_col(chunk),
     )
+
+
+def _symbol(chunk: Chunk) -> str | None:
+    return f"{chunk.parent}.{chunk.symbol}" if chunk.parent and chunk.symbol else chunk.symbol
+
+
+def _snippet(chunk: Chunk) -> str:
+    """What a hit shows of the chunk: its signature, else its first non-blank line, cut to SNIPPET_CHARS."""
+    snippet = chunk.signature or next((line.strip() for line in chunk.text.splitlines() if line.strip()), "")
+    return snippet[:SNIPPET_CHARS]
+
+
+def _end_col(chunk: Chunk) -> int:
+    return len(chunk.text.rsplit("\n", 1)[-1])
 
 
 def _hit(ref: RowRef, score: float, distance: int) -> Hit:

@@ -20,7 +20,7 @@ from maguyva_lsp.embed.base import Embedder, Embeddings
 from maguyva_lsp.heap import paused_collector
 from maguyva_lsp.index.graph_inputs import StoredGraphFiles
 from maguyva_lsp.index.vector_part import FileRows, RowVectors
-from maguyva_lsp.retrieve.semantic import file_tag, fresh_rows, planned_rows
+from maguyva_lsp.retrieve.semantic import file_tag, fresh_vectors, planned_columns
 
 # Files per job: enough to amortise a job's pickling, few enough that the jobs spread evenly over the workers and
 # that a job's texts stay small (about 30 chunks a file).
@@ -73,19 +73,22 @@ def embed_stored(job: EmbedJob) -> EmbeddedRows:
         embedder = _worker_embedders[key] = job.embedder()
     style = embedder.text_style
     files: list[FileRows] = []
-    plan = []
+    keys: list[bytes] = []
+    texts: list[str] = []
     for analysis in _opened(job.stored).analyses(job.paths):
-        rows = planned_rows(analysis, style, {})  # nothing to reuse: the files are new to the vectors
-        files.append(FileRows(analysis.path, file_tag(analysis, style), analysis.content_hash, [p.ref for p in rows]))
-        plan.extend(rows)
+        # nothing to reuse: the files are new to the vectors
+        columns, file_keys, file_texts = planned_columns(analysis, style)
+        files.append(FileRows(analysis.path, file_tag(analysis, style), analysis.content_hash, columns))
+        keys += file_keys
+        texts += file_texts
     embedded = 0
 
-    def embed_slice(keys: list[bytes], texts: Mapping[bytes, str]) -> Embeddings:
+    def embed_slice(slice_keys: list[bytes], by_key: Mapping[bytes, str]) -> Embeddings:
         nonlocal embedded
-        embedded += len(keys)
-        return embedder.embed_documents([texts[key] for key in keys])
+        embedded += len(slice_keys)
+        return embedder.embed_documents([by_key[key] for key in slice_keys])
 
-    vectors = fresh_rows(plan, embed_slice, embedder.dimension)
+    vectors = fresh_vectors(keys, texts, embed_slice, embedder.dimension)
     return EmbeddedRows(tuple(files), vectors, embedded)
 
 

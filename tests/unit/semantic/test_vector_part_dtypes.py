@@ -12,6 +12,7 @@ import pytest
 from maguyva_lsp.embed.base import pack_signs, quantize_int8, unit_rows
 from maguyva_lsp.index.vector_part import (
     FileRows,
+    RowColumns,
     RowRef,
     RowVectors,
     VectorPart,
@@ -138,3 +139,33 @@ def test_row_strings_in_frames_read_back_exactly(count: int) -> None:
         BlockStrings(arrays["row.snippet.z"], arrays["row.snippet.zoff"], count + BLOCK_ROWS)
     with pytest.raises(ValueError, match="dtypes"):
         BlockStrings(arrays["row.snippet.z"], arrays["row.snippet.zoff"].astype(np.int16), count)
+
+
+def test_rows_given_as_columns_build_the_part_references_build() -> None:
+    """Rows as columns (what a cold build's workers send) and as references give the same part, array for array,
+    also mixed in one build."""
+    files = [_file("b.py", 5), _file("a.py", 3, first_line=70_000), _file("empty.py", 0), _file("c.py", 4)]
+    vectors = _vectors(12)
+    as_refs = build_part(META, files, vectors, ["gone.py"])
+    columns = [FileRows(f.path, f.tag, f.content, RowColumns.of(f.refs)) for f in files]
+    mixed = [columns[0], files[1], columns[2], files[3]]
+    for given in (columns, mixed):
+        part = build_part(META, given, vectors, ["gone.py"])
+        assert part.meta == as_refs.meta
+        assert part.arrays().keys() == as_refs.arrays().keys()
+        for name, array in as_refs.arrays().items():
+            got = np.asarray(part.arrays()[name])
+            assert got.dtype == np.asarray(array).dtype and got.tobytes() == np.asarray(array).tobytes(), name
+        assert _rows(part) == _rows(as_refs)
+
+
+def test_row_columns_must_fit_together() -> None:
+    refs = list(_file("a.py", 3).refs)
+    good = RowColumns.of(refs)
+    assert len(good) == 3
+    with pytest.raises(ValueError, match="different lengths"):
+        RowColumns(good.starts, good.ends[:2], good.end_cols, good.hashes, good.symbols, good.kinds, good.snippets)
+    with pytest.raises(ValueError, match="16 bytes"):
+        RowColumns(good.starts, good.ends, good.end_cols, good.hashes[:-1], good.symbols, good.kinds, good.snippets)
+    with pytest.raises(ValueError, match="16 bytes"):
+        RowColumns.of([refs[0]._replace(text_hash=b"short")])
