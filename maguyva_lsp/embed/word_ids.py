@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from itertools import chain
+from operator import methodcaller
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -35,6 +35,7 @@ MAX_CACHED_WORDS = 1 << 18
 LEARN_GROUP_WORDS = 256
 _UNSAFE = -1  # the slot of a word the cache cannot answer for (its text goes to the tokenizer whole)
 _Array = TypeVar("_Array", NDArray[np.int32], NDArray[np.int64])
+_spaces = methodcaller("count", " ")
 _EMPTY = 0  # slot 0: a word without ids (what a text given to the tokenizer whole contributes to the gather)
 
 
@@ -72,7 +73,7 @@ class WordIds:
         self._reset()
 
     def _reset(self) -> None:
-        self._slots: dict[str, int] = {}
+        self._slots = _Slots()
         # Slot i's ids are ids[starts[i] : starts[i] + lengths[i]]; slot 0 is the empty word.
         self._ids = np.zeros(1 << 16, dtype=np.int32)
         self._starts = np.zeros(1 << 12, dtype=np.int64)
@@ -86,15 +87,22 @@ class WordIds:
     def token_ids(self, texts: Sequence[str]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
         """All texts' token ids one after another, and each text's count of them (as the tokenizer would give
         them with `add_special_tokens=False`)."""
-        words = [text.split(" ") for text in texts]
-        counts = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-        flat = list(chain.from_iterable(words))
+        if not texts:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
+        # Every text's words, one split of them all: a text's words are its split at spaces, so joined by spaces the
+        # texts split into their words one text after another (an empty text is one empty word either way).
+        counts = np.fromiter(map(_spaces, texts), dtype=np.int64, count=len(texts)) + 1
+        flat = " ".join(texts).split(" ")
         if len(self._slots) > MAX_CACHED_WORDS:
             self._reset()
-        new = set(flat).difference(self._slots)
-        if new:
-            self._learn(new)
+        # A word seen for the first time gets its slot during this lookup (_Slots), and its ids just after.
         slots = np.fromiter(map(self._slots.__getitem__, flat), dtype=np.int64, count=len(flat))
+        if self._slots.new:
+            try:
+                self._learn(*self._slots.taken())
+            except BaseException:  # the new words hold slots without ids: start over rather than answer wrong
+                self._reset()
+                raise
         unsafe = slots == _UNSAFE
         whole: NDArray[np.intp] = np.zeros(0, dtype=np.intp)
         if unsafe.any():
@@ -113,16 +121,11 @@ class WordIds:
             ids, lengths = self._splice_whole(texts, whole, ids, lengths)
         return ids, lengths
 
-    def _learn(self, words: set[str]) -> None:
-        """Tokenize new words; a word that may not split where it stands is unsafe."""
-        safe = [w for w in words if w and SPACE_MARK not in w and "<" not in w]
-        for word in words.difference(safe):
-            self._slots[word] = _UNSAFE
-        if not safe:
-            return
-        ids, lengths = self._tokenize_words(safe)
-        first_slot, first_id = self._used_slots, self._used_ids
-        self._used_slots += len(safe)
+    def _learn(self, first_slot: int, words: list[str]) -> None:
+        """Tokenize the new words `_Slots` gave the slots from `first_slot` on, in order."""
+        ids, lengths = self._tokenize_words(words) if words else (np.zeros(0, np.int32), np.zeros(0, np.int64))
+        first_id = self._used_ids
+        self._used_slots = first_slot + len(words)
         self._used_ids += len(ids)
         self._starts = _grown(self._starts, self._used_slots)
         self._lengths = _grown(self._lengths, self._used_slots)
@@ -130,7 +133,6 @@ class WordIds:
         self._ids[first_id : self._used_ids] = ids
         self._lengths[first_slot : self._used_slots] = lengths
         self._starts[first_slot : self._used_slots] = first_id + np.cumsum(lengths) - lengths
-        self._slots.update(zip(safe, range(first_slot, self._used_slots), strict=True))
 
     def _tokenize_words(self, words: list[str]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
         """The words' ids one after another and each word's count. Tokenized LEARN_GROUP_WORDS at a time joined by
@@ -165,6 +167,31 @@ class WordIds:
             per_text[index] = np.asarray(encoding.ids, dtype=np.int32)
             lengths[index] = len(encoding.ids)
         return np.concatenate(per_text) if per_text else ids, lengths
+
+
+class _Slots(dict[str, int]):
+    """Each word's slot; a word asked for the first time gets the next free slot (`_UNSAFE` for one the cache cannot
+    answer for: empty, or holding a "▁" or a "<"), and waits in `new` until `taken` (its ids are then learnt). Found
+    during the one lookup of a batch's words: no set of the batch's words to tell the new ones first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.new: list[str] = []
+        self.first_new = 1  # the slot of new[0]; slot 0 is the empty word
+
+    def __missing__(self, word: str) -> int:
+        if not word or SPACE_MARK in word or "<" in word:
+            self[word] = _UNSAFE
+            return _UNSAFE
+        slot = self[word] = self.first_new + len(self.new)
+        self.new.append(word)
+        return slot
+
+    def taken(self) -> tuple[int, list[str]]:
+        """The new words and the slot of the first of them; the next new word's slot follows theirs."""
+        first, words = self.first_new, self.new
+        self.first_new, self.new = first + len(words), []
+        return first, words
 
 
 def _grown(array: _Array, size: int) -> _Array:

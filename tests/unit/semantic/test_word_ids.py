@@ -99,3 +99,18 @@ def test_a_tokenizer_that_may_join_words_is_refused(tokenizer: Tokenizer) -> Non
     crossing["model"]["vocab"]["s▁"] = len(crossing["model"]["vocab"])
     crossing["model"]["merges"].append(["s", "▁"] if isinstance(crossing["model"]["merges"][0], list) else "s ▁")
     assert not splits_at_spaces(Tokenizer.from_str(json.dumps(crossing)))
+
+
+def test_new_words_repeated_in_their_first_batch_and_met_again(tokenizer: Tokenizer) -> None:
+    """A word gets its slot at its first lookup: its repeats in the same batch, and later batches mixing it with other
+    new words and odd ones, give the tokenizer's ids."""
+    cache = WordIds(tokenizer)
+    batches = [
+        ["parse parse config", "config parse", "parse"],
+        ["config loader parse", "", "loader  loader", "x ▁y parse"],
+        ["loader", "parse config loader", "zebra parse zebra"],
+    ]
+    for batch in batches:
+        ids, lengths = cache.token_ids(batch)
+        assert (ids.tolist(), lengths.tolist()) == _reference(tokenizer, batch)
+    assert len(cache) >= 5
