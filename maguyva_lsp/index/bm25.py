@@ -26,11 +26,12 @@ from maguyva_lsp.config import MAX_QUERY_CHARS
 from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.bm25_lines import best_line_in
 from maguyva_lsp.index.bm25_words import batch_words, chunk_byte_batches
+from maguyva_lsp.index.subword_split import index_tokens_of
 from maguyva_lsp.index.text_postings import F32, I64, ID_DTYPES, U32, Bools, PostingLists
 from maguyva_lsp.model import Chunk, FileAnalysis, chunk_id
 from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES
 from maguyva_lsp.store.container import Array, ContainerError, StringColumn, string_arrays
-from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, index_tokens, subword_tokens, words_index_tokens
+from maguyva_lsp.tokens import IDENTIFIER_RE, STOPWORDS, index_tokens, subword_tokens
 
 if TYPE_CHECKING:
     from maguyva_lsp.index.segment_set import Segment, SegmentSet
@@ -130,14 +131,15 @@ def _symbol_words(symbols: Sequence[str | None], words_seen: _WordTerms) -> tupl
 
 def _term_postings(words_seen: _WordTerms, parts: list[tuple[I64, I64, I64]], n_chunks: int) -> TermPostings:
     """A segment's postings from its batches' distinct (term id, row) pairs and frequencies."""
-    terms = sorted(words_seen.term_ids)
+    # the terms sorted, and each term id's rank among them (one sort of the ids by their terms: no look-up per term)
+    by_id = list(words_seen.term_ids)
+    order = sorted(range(len(by_id)), key=by_id.__getitem__)
+    terms = [by_id[i] for i in order]
     if not parts or not terms:
         empty = np.zeros(0, dtype=np.uint32)
         return TermPostings(terms, empty, empty, np.zeros(0, dtype=np.float32), np.zeros(n_chunks, dtype=np.float32))
     rank = np.empty(len(terms), dtype=np.int64)
-    rank[np.fromiter(map(words_seen.term_ids.__getitem__, terms), dtype=np.int64, count=len(terms))] = np.arange(
-        len(terms)
-    )
+    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(terms), dtype=np.int64)
     term_of = np.concatenate([p[0] for p in parts])
     row_of = np.concatenate([p[1] for p in parts])
     tf = np.concatenate([p[2] for p in parts])
@@ -149,8 +151,8 @@ def _term_postings(words_seen: _WordTerms, parts: list[tuple[I64, I64, I64]], n_
         packed = np.sort((key << tf_bits) | tf)
         key, tf = packed >> tf_bits, packed & ((1 << tf_bits) - 1)
     else:  # too wide to pack (never seen): sort the keys and carry the frequencies
-        order = np.argsort(key)
-        key, tf = key[order], tf[order]
+        by_key = np.argsort(key)
+        key, tf = key[by_key], tf[by_key]
     return TermPostings(
         terms,
         (key // n_chunks).astype(np.uint32),
@@ -177,7 +179,8 @@ class _WordTerms:
         """The id of each of `count` words, the words not met before split into their terms."""
         known = len(self.word_ids)
         ids = np.fromiter(map(self.word_ids.__getitem__, words), dtype=np.int64, count=count)
-        tokens, counts = words_index_tokens(list(itertools.islice(self.word_ids, known, None)))  # in id order
+        # in id order; the words are ASCII identifiers (IDENTIFIER_RE): split with numpy, as words_index_tokens does
+        tokens, counts = index_tokens_of(list(itertools.islice(self.word_ids, known, None)))
         self._terms.append(np.fromiter(map(self.term_ids.__getitem__, tokens), dtype=np.int64, count=len(tokens)))
         self._counts.append(counts)
         return ids

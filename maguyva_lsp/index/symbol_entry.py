@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from maguyva_lsp.index.subword_split import split_words
 from maguyva_lsp.index.symbol_query import _WORD_RE, subwords_of  # _WORD_RE: what words_of finds
 from maguyva_lsp.model import Definition, PathClass
-from maguyva_lsp.tokens import _SUBWORD_OR_SPACE_RE  # the sub-words of words joined by spaces (tokens.py)
 
 I64 = npt.NDArray[np.int64]
 
@@ -84,7 +84,7 @@ class SubwordTables:
     """`name_subwords`, `parent_subwords` and `signature_words` of the many strings of one segment's build, as CSR
     rows of sub-word ids, in bulk: each text's words found by one findall per text (mapped in C), every distinct word
     numbered by a dictionary whose factory counts and split once for the whole build (the words not met before split
-    together, by one findall over them joined), each text's sub-words then expanded, filtered and deduplicated
+    together with numpy), each text's sub-words then expanded, filtered and deduplicated
     (first occurrence kept) with numpy. The same sub-words in the same order as the one-string definitions, without
     a Python step per text or per word."""
 
@@ -145,18 +145,14 @@ class SubwordTables:
         return [tuple(flat[s:e]) for s, e in itertools.pairwise(offsets.tolist())]
 
     def _split(self, words: list[str]) -> None:
-        """`word_parts` of the words not met before, as sub-word ids: the ASCII ones by one findall over them joined
-        by spaces (no sub-word spans a space), lower-cased at once; another word is its own lower case."""
+        """`word_parts` of the words not met before, as sub-word ids: the ASCII ones split together with numpy
+        (subword_split.py); another word is its own lower case."""
         if not words:
             return
         ascii_words = [w if w.isascii() else "" for w in words]
-        pieces = _SUBWORD_OR_SPACE_RE.findall(" ".join(ascii_words))
-        is_space = np.fromiter(map(" ".__eq__, pieces), dtype=np.bool_, count=len(pieces))
-        word_of_piece = np.cumsum(is_space)
-        lowered = "\x00".join(pieces).lower().split("\x00") if pieces else []
-        ids = np.fromiter(map(self._part_ids.__getitem__, (lowered[i] for i in np.flatnonzero(~is_space).tolist())),
-                          dtype=np.int64, count=int((~is_space).sum()))  # fmt: skip
-        counts = np.bincount(word_of_piece[~is_space], minlength=len(words))
+        split = split_words(ascii_words)
+        ids = np.fromiter(map(self._part_ids.__getitem__, split.strings()), dtype=np.int64, count=split.starts.size)
+        counts = np.bincount(split.word_of, minlength=len(words))
         other = [i for i, w in enumerate(ascii_words) if not w and words[i]]
         if other:  # non-ASCII words: one sub-word each, placed among the others in word order
             counts[other] = 1
