@@ -153,6 +153,12 @@ def _derived_chunks(text: str, data: bytes, chunks: Sequence[Chunk]) -> list[boo
 
 def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
     """The core columns of a segment holding these analyses (one per path; sorted by path here)."""
+    return encode_core(analyses)[0]
+
+
+def encode_core(analyses: Sequence[FileAnalysis]) -> tuple[dict[str, Array], list[bytes]]:
+    """`encode_analyses`, and each file's UTF-8 by local id (what the core's frames decode to): a segment build
+    hands them to its parts (`CoreColumns(arrays, texts)`), which then decompress no file."""
     ordered = sorted({a.path: a for a in analyses}.values(), key=lambda a: a.path)
     pool = _Pool()
     pid = pool.ids.__getitem__  # a string's id, a new one when first seen; -1 for None
@@ -267,7 +273,7 @@ def encode_analyses(analyses: Sequence[FileAnalysis]) -> dict[str, Array]:
         "chunk.text": ids(c_text),
         **string_arrays("pool", pool.strings()),
     }
-    return arrays
+    return arrays, texts
 
 
 # Columns holding pool ids, which a merge renumbers.
@@ -334,11 +340,14 @@ class CoreColumns:
 
     __slots__ = (
         "_chunk_offsets", "_line_offsets", "_pool_blob", "_pool_cache", "_pool_off", "_pool_or_none", "_text",
-        "arrays", "paths",
+        "_texts", "arrays", "paths",
     )  # fmt: skip
 
-    def __init__(self, arrays: Container | dict[str, Array]) -> None:
+    def __init__(self, arrays: Container | dict[str, Array], texts: Sequence[bytes] | None = None) -> None:
+        """`texts`: the files' UTF-8 by local id when the caller holds them (a build from analyses, `encode_core`):
+        `text_bytes` then reads them instead of decompressing the frames."""
         self.arrays: Any = arrays
+        self._texts = texts
         self.paths = StringColumn(arrays["file.path.blob"], arrays["file.path.off"])
         self._pool_cache: list[str] | None = None
         self._pool_or_none: list[str | None] | None = None
@@ -410,8 +419,8 @@ class CoreColumns:
         return np.asarray(self.arrays["file.mtime"])
 
     def text_bytes(self, local: int) -> bytes:
-        """A file's UTF-8, decoded from its frame (not kept: for builds, chunks, analyses)."""
-        return self._text.read(local)
+        """A file's UTF-8, decoded from its frame (not kept: for builds, chunks, analyses), or as given."""
+        return self._text.read(local) if self._texts is None else self._texts[local]
 
     def search_bytes(self, local: int) -> bytes:
         """A file's UTF-8 for exact search: through the process-wide cache of decoded files (text_column.py)."""

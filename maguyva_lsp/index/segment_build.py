@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.heap import return_free_memory
-from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns, encode_analyses, merge_core
+from maguyva_lsp.index.analysis_columns import CORE_PART, CoreColumns, encode_core, merge_core
 from maguyva_lsp.index.segment_parts import PartBuilder, PartSource
 from maguyva_lsp.model import FileAnalysis
 from maguyva_lsp.store.container import Array, ContainerError, ContainerRecord, open_container, write_container
@@ -44,9 +44,12 @@ class BuiltSegment:
     arrays: Mapping[str, Mapping[str, Array]] = field(default_factory=dict)
 
 
-def part_arrays(core_arrays: dict[str, Array], parts: Sequence[PartBuilder]) -> dict[str, dict[str, Array]]:
-    """The core columns and every part's arrays, by part name."""
-    core = CoreColumns(core_arrays)
+def part_arrays(
+    core_arrays: dict[str, Array], parts: Sequence[PartBuilder], texts: Sequence[bytes] | None = None
+) -> dict[str, dict[str, Array]]:
+    """The core columns and every part's arrays, by part name (`texts`: the files' UTF-8 when the caller has them,
+    so that the parts read no compressed frame)."""
+    core = CoreColumns(core_arrays, texts)
     out: dict[str, dict[str, Array]] = {CORE_PART: core_arrays}
     for part in parts:
         out[part.name] = part.build(core)
@@ -74,7 +77,8 @@ def build_segment(
     analyses: Sequence[FileAnalysis], parts: Sequence[PartBuilder], target: SegmentTarget | None
 ) -> BuiltSegment:
     """A segment holding these analyses."""
-    return finish(part_arrays(encode_analyses(analyses), parts), parts, target)
+    core_arrays, texts = encode_core(analyses)
+    return finish(part_arrays(core_arrays, parts, texts), parts, target)
 
 
 @dataclass(frozen=True, slots=True)

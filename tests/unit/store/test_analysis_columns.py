@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from maguyva_lsp.config import DEFAULT_MAX_FILE_SIZE
-from maguyva_lsp.index.analysis_columns import CoreColumns, encode_analyses, merge_core
+from maguyva_lsp.index.analysis_columns import CoreColumns, encode_analyses, encode_core, merge_core
 from maguyva_lsp.indexer import read_and_analyze
 from maguyva_lsp.model import Chunk, Definition, FileAnalysis, PathClass, Reference, ReferenceTable, SourceFile, Span
 from maguyva_lsp.scan.walker import WorkspaceScanner
@@ -37,6 +37,19 @@ def test_lines_text_equals_joined_split_lines() -> None:
                 assert core.lines_text(local, start, end) == "\n".join(lines[start : end + 1]), (text, start, end)
         for line in range(len(lines) + 1):
             assert core.line(local, line) == (lines[line] if line < len(lines) else "")
+
+
+def test_a_core_given_its_texts_reads_what_its_frames_hold() -> None:
+    """A build hands the parts the files' UTF-8 it encoded (`encode_core`): they are what the frames decode to, and a
+    core given them reads the same bytes, chunk texts and lines."""
+    analyses = [_analysis(f"f{i}.txt", t) for i, t in enumerate(TEXTS)]
+    arrays, texts = encode_core(analyses)
+    framed, given = CoreColumns(arrays), CoreColumns(arrays, texts)
+    assert arrays.keys() == encode_analyses(analyses).keys()
+    for local in range(framed.file_count):
+        assert given.text_bytes(local) == framed.text_bytes(local) == texts[local]
+        assert given.lines_text(local, 0, 3) == framed.lines_text(local, 0, 3)
+    assert given.chunk_texts() == framed.chunk_texts()
 
 
 def test_single_chunks_equal_the_analysis_chunks() -> None:
