@@ -22,7 +22,7 @@ from importlib import resources
 from operator import attrgetter
 from typing import TypeAlias
 
-from tree_sitter import Node, Query, QueryCursor
+from tree_sitter import Language, Node, Query, QueryCursor
 
 from maguyva_lsp.model import ReferenceKind
 from maguyva_lsp.parse.languages import grammar
@@ -116,6 +116,10 @@ class Collected:
     text: TextReader
     typed: list[TypedName] = field(default_factory=list)
     member_bindings: list[tuple[int, str]] = field(default_factory=list)  # `self.x = ...`: (start byte, x)
+    # Two uses of equal strength met on one node: the first offered won, so the result hangs on the order the
+    # patterns were read in (`ref_single` then reads the file again in this module's order).
+    conflict: bool = False
+    one_pass: bool = False  # read by `ref_single`: uses offered in another order than the two passes'
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,25 +191,35 @@ def has_reference_query(language: str) -> bool:
     return _plan(language) is not None
 
 
-def _compile(language: str) -> _Plan | None:
+def split_patterns(language: str) -> tuple[Language, list[str], list[tuple[str, _Role]]] | None:
+    """A grammar's patterns (comments dropped) split into single-capture ones and the others with their roles;
+    None when the grammar or its query is missing. Raises when the query does not fit the grammar."""
     source = query_source(language)
     lang = grammar(language)
     if source is None or lang is None:
         return None
+    whole = Query(lang, source)
+    encoded = source.encode("utf-8")
+    structured: list[tuple[str, _Role]] = []
+    simple: list[str] = []
+    for i in range(whole.pattern_count):
+        text = encoded[whole.start_byte_for_pattern(i) : whole.end_byte_for_pattern(i)].decode("utf-8")
+        pattern = _COMMENT_RE.sub("", text).strip()
+        names = {n for n in _CAPTURE_RE.findall(pattern) if not n.startswith("_")}
+        if len(names) == 1:
+            simple.append(pattern)
+        else:
+            primary = next((n for n in _PRIMARY if n in names), None)
+            structured.append((pattern, _Role.of(primary, len(names))))
+    return lang, simple, structured
+
+
+def _compile(language: str) -> _Plan | None:
     try:
-        whole = Query(lang, source)
-        encoded = source.encode("utf-8")
-        structured: list[tuple[str, _Role]] = []
-        simple: list[str] = []
-        for i in range(whole.pattern_count):
-            text = encoded[whole.start_byte_for_pattern(i) : whole.end_byte_for_pattern(i)].decode("utf-8")
-            pattern = _COMMENT_RE.sub("", text).strip()
-            names = {n for n in _CAPTURE_RE.findall(pattern) if not n.startswith("_")}
-            if len(names) == 1:
-                simple.append(pattern)
-            else:
-                primary = next((n for n in _PRIMARY if n in names), None)
-                structured.append((pattern, _Role.of(primary, len(names))))
+        split = split_patterns(language)
+        if split is None:
+            return None
+        lang, simple, structured = split
         return _Plan(
             structured=Query(lang, "\n".join(p for p, _ in structured)) if structured else None,
             roles=tuple(r for _, r in structured),
@@ -335,10 +349,11 @@ def _take_match(role: _Role, captures: dict[str, list[Node]], text: TextReader, 
         return  # never a use, whatever the pattern (only imports are kept on such nodes)
     candidates = out.candidates
     previous = candidates.get(key)
-    if previous is not None and role.strength <= (
-        (PRIORITY[previous], 1) if isinstance(previous, str) else (PRIORITY[previous.kind], previous.weight)
-    ):
-        return
+    if previous is not None:
+        strength = (PRIORITY[previous], 1) if isinstance(previous, str) else (PRIORITY[previous.kind], previous.weight)
+        if role.strength <= strength:
+            out.conflict = out.conflict or role.strength == strength
+            return
     receiver = captures.get(role.receiver)
     subject = captures.get(role.subject)
     start, end = key
@@ -416,8 +431,11 @@ def _offer(out: Collected, candidate: Candidate) -> None:
     """Keep the candidate unless the same node already holds a stronger role (or an equal one with more context)."""
     key = (candidate.start, candidate.end)
     previous = out.candidates.get(key)
-    if previous is None or (PRIORITY[candidate.kind], candidate.weight) > _strength(previous):
+    strength = (PRIORITY[candidate.kind], candidate.weight)
+    if previous is None or strength > _strength(previous):
         out.candidates[key] = candidate
+    elif strength == _strength(previous):
+        out.conflict = True
 
 
 def _strength(candidate: Candidate | Plain) -> tuple[int, int]:

@@ -34,11 +34,11 @@ from maguyva_lsp.parse.ref_query import (
     Scope,
     TextReader,
     TypedName,
-    collect,
     has_reference_query,
     reference_languages,
     split_receiver,
 )
+from maguyva_lsp.parse.ref_single import collect
 
 __all__ = ["extract_references", "has_reference_query", "reference_languages"]
 
@@ -67,15 +67,37 @@ def extract_references(
     Most candidates are bare uses (`(identifier) @reference`: ~1.5M on the stdlib), so they stay byte ranges until
     the filters have run: the skipped subtrees, the innermost scope of each and the positions are found with arrays
     over all of them, and a name is read only for a use that reaches the local-binding test."""
-    collected = collect(language, tree.root_node, source)
+    index = lines if lines is not None else LineIndex(source)
+    found = _extract(tree, source, language, path, definitions, index=index, single=True)
+    if found is None:  # uses that start at one byte, kept in the order the two passes offer them
+        found = _extract(tree, source, language, path, definitions, index=index, single=False)
+    return found if found is not None else ReferenceTable.empty(path)  # (the two passes always give a table)
+
+
+def _extract(
+    tree: Tree,
+    source: bytes,
+    language: str,
+    path: str,
+    definitions: Sequence[Definition],
+    *,
+    index: LineIndex,
+    single: bool,
+) -> ReferenceTable | None:
+    """`extract_references` off one collection; None when it was read in one pass and two kept uses start at one
+    byte (their order is the order they were offered in, which one pass does not keep: `ref_single`)."""
+    collected = collect(language, tree.root_node, source, single=single)
     if collected is None or not collected.candidates:
         return ReferenceTable.empty(path)
-    index = lines if lines is not None else LineIndex(source)
     keys = list(collected.candidates)  # (start, end) byte ranges, in the order the nodes were first offered
     values = list(collected.candidates.values())
     # From the flattened pairs: np.array on a list of 2-tuples is ~3x slower (345k of them per 581 stdlib files).
     ranges = np.fromiter(chain.from_iterable(keys), dtype=np.int64, count=2 * len(keys)).reshape(-1, 2)
     kept = _uses(ranges[:, 0], values, collected.skip_ranges)
+    if collected.one_pass:
+        starts = ranges[kept, 0]
+        if (starts[1:] == starts[:-1]).any():
+            return None
     _apply_self_names(values, kept, collected.self_names)
     scopes = _ScopeTree(collected.scopes)
     module = _assign_bindings(collected, scopes)
