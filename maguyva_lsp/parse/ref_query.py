@@ -246,14 +246,7 @@ def collect(language: str, root: Node, source: bytes) -> Collected | None:
     text = TextReader(source)
     out = Collected({}, set(), [], [], [], [], text)
     if plan.simple is not None:
-        captured = QueryCursor(plan.simple).captures(root)
-        # Marks first (scopes, bindings, skips), so that uses of marked nodes need no candidate at all.
-        for capture, nodes in captured.items():
-            if capture not in _PRIMARY:
-                _take_mark(capture, nodes, text, out)
-        for capture, nodes in captured.items():
-            if capture in _PRIMARY:
-                _take_uses(capture, nodes, text, out)
+        take_captures(QueryCursor(plan.simple).captures(root), text, out)
     if plan.structured is not None:
         roles = plan.roles
         for index, captures in QueryCursor(plan.structured).matches(root):
@@ -262,6 +255,17 @@ def collect(language: str, root: Node, source: bytes) -> Collected | None:
     out.skip_ranges.sort()
     out.bindings.sort()
     return out
+
+
+def take_captures(captured: dict[str, list[Node]], text: TextReader, out: Collected) -> None:
+    """A captures pass's marks (scopes, bindings, skips) first, so that uses of marked nodes need no candidate at all,
+    then its uses."""
+    for capture, nodes in captured.items():
+        if capture not in _PRIMARY:
+            _take_mark(capture, nodes, text, out)
+    for capture, nodes in captured.items():
+        if capture in _PRIMARY:
+            _take_uses(capture, nodes, text, out)
 
 
 class TextReader:

@@ -33,18 +33,16 @@ import numpy as np
 from tree_sitter import Language, Node, Query, QueryCursor
 
 from maguyva_lsp.parse.ref_query import (
-    _PRIMARY,
     PRIORITY,
     Candidate,
     Collected,
     TextReader,
     _receiver_text,
     _Role,
-    _take_mark,
     _take_match,
-    _take_uses,
     _warn_once,
     split_patterns,
+    take_captures,
 )
 from maguyva_lsp.parse.ref_query import collect as collect_two_pass
 
@@ -237,12 +235,7 @@ def _collect(plan: SinglePlan, root: Node, source: bytes) -> Collected | None:
     text = TextReader(source)
     out = Collected({}, set(), [], [], [], [], text, one_pass=True)
     captured = QueryCursor(plan.query).captures(root)
-    for capture, nodes in captured.items():
-        if capture not in _PRIMARY:
-            _take_mark(capture, nodes, text, out)
-    for capture, nodes in captured.items():
-        if capture in _PRIMARY:
-            _take_uses(capture, nodes, text, out)
+    take_captures(captured, text, out)
     for pair in plan.pairs:
         if not _take_pairs(pair, captured.get(pair.name), captured.get(pair.receiver), text, out):
             return None
