@@ -293,16 +293,11 @@ class Analyzer:
                 submitted()
             return future.result()
 
-    def map(
-        self, function: Callable[[_J], _R], jobs: Sequence[_J], submitted: Callable[[], None] | None = None
-    ) -> list[_R]:
-        """Run a function over jobs in the worker processes; results in job order (a job's exception is raised).
-        `submitted` is called once the jobs are queued (jobs submitted after it start after them)."""
+    def map(self, function: Callable[[_J], _R], jobs: Sequence[_J]) -> list[_R]:
+        """Run a function over jobs in the worker processes; results in job order (a job's exception is raised)."""
         with self._using() as pool:
             futures = [pool.submit(function, job) for job in jobs]
             try:
-                if submitted is not None:
-                    submitted()
                 return [future.result() for future in futures]
             finally:
                 for future in futures:

@@ -230,7 +230,7 @@ class IndexWriter:
                 # graph); without graph workers, after the graph.
                 self._follow_up = completed
                 self._catch_up(report)
-                self._queue_follow_up(beside_graph=False)
+                self._queue_follow_up()
                 if self._embed_after_graph:
                     for paths in self._embed_later:
                         self._embed(paths)
@@ -320,17 +320,15 @@ class IndexWriter:
         report(IndexProgress("indexed", len(current), len(current), ready=("text", "structural")))
         return len(kept)
 
-    def _queue_follow_up(self, *, beside_graph: bool) -> None:
+    def _queue_follow_up(self) -> None:
         """Once per run: the run's end merge (a cold build's segments into one), then the embedding of the files
-        workers built, queued in the pool in that order, so that one worker merges while the other embeds.
-        `beside_graph`: called as the graph's worker jobs are queued — the workers take these jobs as they end their
-        shares, while this process joins the shares and ranks the graph (each share gives its worker's freed heap back
-        at its end). Otherwise called after the graph: the pool then starts afresh (its workers' heaps hold what they
-        analysed)."""
+        workers built, queued in that order in a fresh pool (the old workers' heaps hold what they analysed or
+        resolved), so that one worker merges while the other embeds. With graph workers, called as their shares
+        return, before this process joins them and ranks the graph; otherwise once the graph is complete."""
         completed, self._follow_up = self._follow_up, None
         if completed is None:
             return
-        if not beside_graph and (completed or self._merge_after_run):
+        if completed or self._merge_after_run:
             self._analyzer.release()
         if self._merge_after_run:
             self._merge_after_run = False
@@ -437,10 +435,16 @@ class IndexWriter:
             return False
 
         def runner(function: Callable[[_J], _R], jobs: Sequence[_J]) -> list[_R]:
-            return analyzer.map(function, jobs, submitted=lambda: self._queue_follow_up(beside_graph=True))
+            try:
+                return analyzer.map(function, jobs)
+            finally:
+                # The shares are back: the merge and the embedding start in a fresh pool while this process joins
+                # the shares and ranks the graph (the share workers' heaps stay large after a share: taking the
+                # follow-up jobs in them put the tree's peak past a gigabyte, 983-1,039 MB against 759-796 MB).
+                self._queue_follow_up()
 
-        # The run's merge queued behind the shares commits only once the run ends (`adopt_merge` takes the run's lock):
-        # the segments' files the shares read stay meanwhile.
+        # The run's merge commits only once the run ends (`adopt_merge` takes the run's lock): the segments' files the
+        # graph read stay meanwhile.
         return bool(apply_in_workers(stored, indexed, given, removed, runner=runner, workers=analyzer.workers))
 
     def _stored_needs(

@@ -32,7 +32,7 @@ from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
 from maguyva_lsp.graph.segment import FileEntry, GraphSegment, SegmentBuilder
 from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.graph.strings import StringTable
-from maguyva_lsp.heap import collector_paused, paused_collector, return_free_memory
+from maguyva_lsp.heap import collector_paused, paused_collector
 from maguyva_lsp.index.segment_parts import ChainExport
 from maguyva_lsp.model import ChangeBatch, PathClass
 from maguyva_lsp.scan.classify import classify_path
@@ -314,17 +314,9 @@ def _resolve(index: ResolutionIndex, record: FileRecord) -> FileEntry:
     return FileEntry(record, sites, frozenset(resolved.deps), index.keys_of(record.path), _is_test(record.path))
 
 
-def resolve_share(job: ShareJob) -> SharePart:
-    """Run in a worker: the records of all files, then the share's uses (graph/parallel.py says how they are joined).
-    The worker's freed heap goes back to the system at the end: the run's merge and embedding jobs follow in the same
-    worker, and the share's tables (hundreds of megabytes) would otherwise stay resident under them."""
-    part = _resolved_share(job)
-    return_free_memory()
-    return part
-
-
 @paused_collector
-def _resolved_share(job: ShareJob) -> SharePart:
+def resolve_share(job: ShareJob) -> SharePart:
+    """Run in a worker: the records of all files, then the share's uses (graph/parallel.py says how they are joined)."""
     records: dict[str, FileRecord] = {}
     others: list[tuple[str, str]] = []
     for path, content_hash, record in job.stored.records(job.stored_paths):

@@ -13,6 +13,7 @@ import pytest
 from maguyva_lsp import indexer, indexing
 from maguyva_lsp.config import Settings
 from maguyva_lsp.engine import Engine
+from maguyva_lsp.graph import build as graph_build
 from maguyva_lsp.index.graph_inputs import stored_graph_files
 from maguyva_lsp.index.vector_part import FileRows, RowVectors
 from maguyva_lsp.indexer import Analyzer
@@ -179,11 +180,11 @@ def test_jobs_applied_at_once_give_the_rows_job_by_job_gives(tmp_path: Path) -> 
         engine.close()
 
 
-def test_the_merge_and_the_embedding_are_queued_behind_the_graphs_shares(
+def test_the_merge_and_the_embedding_start_in_a_fresh_pool_as_the_graphs_shares_return(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The workers take the run's merge and the embedding as they end their graph shares, while this process joins
-    the shares: both are queued before the graph's jobs return, from the same pool (no restart between)."""
+    """Once the graph's shares are back, the pool is shut down (the share workers' heaps are large) and the run's merge
+    and the embedding are queued in a fresh one, before this process joins the shares and ranks the graph."""
     root = tmp_path / "ws"
     write_tree(root, corpus())
     monkeypatch.setattr(indexing, "WORKER_EMBED_FILES", 10)
@@ -192,11 +193,12 @@ def test_the_merge_and_the_embedding_are_queued_behind_the_graphs_shares(
     original_merge = indexing.IndexWriter.merge_in_background
     original_embed = indexing.IndexWriter._embed_in_workers
     original_release = Analyzer.release
+    original_join = graph_build.join
 
-    def map_spy(self: Analyzer, function: Any, jobs: Any, submitted: Any = None) -> Any:
+    def map_spy(self: Analyzer, function: Any, jobs: Any) -> Any:
         events.append(f"map {function.__name__}")
         try:
-            return original_map(self, function, jobs, submitted)
+            return original_map(self, function, jobs)
         finally:
             events.append(f"mapped {function.__name__}")
 
@@ -214,18 +216,23 @@ def test_the_merge_and_the_embedding_are_queued_behind_the_graphs_shares(
             events.append("pool released")
         return released
 
+    def join_spy(parts: Any) -> Any:
+        events.append("graph joined")
+        return original_join(parts)
+
     monkeypatch.setattr(Analyzer, "map", map_spy)
     monkeypatch.setattr(indexing.IndexWriter, "merge_in_background", merge_spy)
     monkeypatch.setattr(indexing.IndexWriter, "_embed_in_workers", embed_spy)
     monkeypatch.setattr(Analyzer, "release", release_spy)
+    monkeypatch.setattr(graph_build, "join", join_spy)
     engine = Engine(root, Settings(index_dir=str(tmp_path / "idx"), workers=2))
     try:
         engine.index()
         engine.wait_for_merges()
         engine.wait_for_embeddings()
-        graph_start, graph_end = events.index("map resolve_share"), events.index("mapped resolve_share")
-        assert graph_start < events.index("merge queued") < events.index("embedding queued") < graph_end, events
-        assert "pool released" not in events[graph_start : events.index("map embed_stored")], events
+        order = [events.index(e) for e in ("map resolve_share", "mapped resolve_share", "pool released",
+                                           "merge queued", "embedding queued", "graph joined")]  # fmt: skip
+        assert order == sorted(order), events
         assert engine.status()["counters"]["analyzed"] == len(corpus())
     finally:
         engine.close()

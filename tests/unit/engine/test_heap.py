@@ -13,7 +13,7 @@ import pytest
 from maguyva_lsp import indexing as indexing_module
 from maguyva_lsp.config import Settings
 from maguyva_lsp.engine import Engine
-from maguyva_lsp.graph.build import _resolved_share, resolve_share
+from maguyva_lsp.graph.build import resolve_share
 from maguyva_lsp.heap import collector_paused, paused_collector
 from maguyva_lsp.indexer import _segment_job
 
@@ -112,5 +112,5 @@ def test_a_paused_job_restores_the_collector_after_an_error_and_leaves_an_off_on
 
 def test_paused_worker_jobs_pickle_as_themselves() -> None:
     # A process pool sends the job by its qualified name: the wrapper must be what that name finds.
-    for job in (resolve_share, _resolved_share, _segment_job):
+    for job in (resolve_share, _segment_job):
         assert pickle.loads(pickle.dumps(job)) is job
