@@ -45,3 +45,18 @@ def distinct_count(values: npt.NDArray[np.generic]) -> int:
         return int(values.size)
     ordered = np.sort(values, axis=None)
     return 1 + int(np.count_nonzero(ordered[1:] != ordered[:-1]))
+
+
+def spans_text(array: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]) -> bytes:
+    """The bytes at these spans of the array (none empty), each followed by a space: its `split()` is the spans'
+    strings when they hold no whitespace, cut in C instead of by a Python slice each."""
+    if starts.size == 0:
+        return b""
+    bounds = np.zeros(starts.size + 1, dtype=np.int64)
+    np.cumsum(lengths + 1, out=bounds[1:])
+    at = np.repeat(starts - bounds[:-1], lengths + 1) + np.arange(int(bounds[-1]), dtype=np.int64)
+    spaces = bounds[1:] - 1  # the slot after each span (past the array's end for a span that ends it)
+    at[spaces] = 0
+    picked = array[at]
+    picked[spaces] = 0x20
+    return picked.tobytes()

@@ -27,6 +27,7 @@ from maguyva_lsp.index.analysis_columns import CoreColumns
 from maguyva_lsp.index.bm25_lines import best_line_in
 from maguyva_lsp.index.bm25_words import batch_words, chunk_byte_batches
 from maguyva_lsp.index.subword_split import index_tokens_of
+from maguyva_lsp.index.symbol_build import Strings
 from maguyva_lsp.index.text_postings import F32, I64, ID_DTYPES, U32, Bools, PostingLists
 from maguyva_lsp.model import Chunk, FileAnalysis, chunk_id
 from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES
@@ -107,16 +108,17 @@ def core_term_postings(core: CoreColumns) -> TermPostings:
     words_seen = _WordTerms()
     parts: list[tuple[I64, I64, I64]] = []
     n_chunks = core.chunk_count
-    symbol_ids = np.asarray(core.arrays["chunk.symbol"]).tolist()
-    pool = core.pool()
+    symbol_of = np.asarray(core.arrays["chunk.symbol"], dtype=np.int64)
+    pool = Strings.pool(core)
     for at, buffer, chunk_starts in chunk_byte_batches(core, WORD_BATCH_CHUNKS):
         batch = batch_words(buffer, chunk_starts)
         ids = words_seen.ids_of(batch.words, len(batch.words))[batch.word_of]
-        symbols = [None if i < 0 else pool[i] for i in symbol_ids[at : at + chunk_starts.size]]
-        symbol_ids_, symbol_rows = _symbol_words(symbols, words_seen)
-        ids = np.concatenate((ids, symbol_ids_))
+        symbol_ids, symbol_rows, symbol_counts = _pool_symbol_words(
+            symbol_of[at : at + chunk_starts.size], pool, words_seen
+        )
+        ids = np.concatenate((ids, symbol_ids))
         rows = np.concatenate((batch.row_of, symbol_rows))
-        counts = np.concatenate((batch.occurrences, np.ones(symbol_rows.size, dtype=np.int64)))
+        counts = np.concatenate((batch.occurrences, symbol_counts))
         parts.append(_batch_pairs(ids, rows + at, words_seen, n_chunks, counts))
     return _term_postings(words_seen, parts, n_chunks)
 
@@ -127,6 +129,25 @@ def _symbol_words(symbols: Sequence[str | None], words_seen: _WordTerms) -> tupl
     sizes = list(map(len, in_symbols))
     rows = np.repeat(np.arange(len(in_symbols), dtype=np.int64), sizes)
     return words_seen.ids_of(chain.from_iterable(in_symbols), rows.size), rows
+
+
+def _pool_symbol_words(symbol_of: I64, pool: Strings, words_seen: _WordTerms) -> tuple[I64, I64, I64]:
+    """The word occurrences (ids, rows, counts) of a batch's chunks' symbols, given as pool ids (-1: none): each word
+    of a chunk's symbol once, counted SYMBOL_TOKEN_BOOST times (what `_symbol_words` gives, its pairs summed).
+
+    Only the batch's distinct symbols are decoded and split, once each: decoding the whole pool (it also holds the
+    chunks' own texts and hashes, ~180k strings on the stdlib) cost more than the rest of the symbols' work."""
+    has_symbol = np.flatnonzero(symbol_of >= 0)
+    distinct, symbol_at = np.unique(symbol_of[has_symbol], return_inverse=True)
+    found = [IDENTIFIER_RE.findall(symbol) for symbol in pool.strings(distinct)]
+    sizes = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    word_ids = words_seen.ids_of(chain.from_iterable(found), int(sizes.sum()))
+    # each symbol-bearing chunk's words: its symbol's run of `word_ids`
+    per = sizes[symbol_at]
+    total = int(per.sum())
+    first = np.cumsum(sizes) - sizes
+    into = np.repeat(first[symbol_at] - (np.cumsum(per) - per), per) + np.arange(total, dtype=np.int64)
+    return word_ids[into], np.repeat(has_symbol, per), np.full(total, SYMBOL_TOKEN_BOOST, dtype=np.int64)
 
 
 def _term_postings(words_seen: _WordTerms, parts: list[tuple[I64, I64, I64]], n_chunks: int) -> TermPostings:
@@ -309,7 +330,7 @@ def bm25_arrays(core: CoreColumns) -> dict[str, Array]:
         # the keys are the terms' ranks 0..n-1 (every term has a posting): not stored; the chunk rows split in halves
         # (a cumsum over gaps made the longest list 10x slower to read)
         **postings.to_arrays("bm25", split_ids=True, dense_keys=True),
-        **string_arrays("bm25.terms", built.terms),
+        **string_arrays("bm25.terms", built.terms, ascii=True),  # sub-words of ASCII identifiers
         **bm25_tail_arrays(built.lengths, core),
     }
 

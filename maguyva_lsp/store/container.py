@@ -268,9 +268,22 @@ def string_offsets(offsets: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     return offsets.astype(np.uint32)  # read like int64 by every reader
 
 
-def string_arrays(name: str, strings: Sequence[str]) -> dict[str, Array]:
-    """The two arrays that store a string column under `name` in a container."""
-    blob, offsets = encode_strings(strings)
+def encode_ascii_strings(strings: Sequence[str]) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+    """`encode_strings` of strings known to be ASCII (a character is a byte): one join and one encode, instead of an
+    encode per string, the offsets summed from the strings' lengths. Checked: other strings take encode_strings."""
+    joined = "".join(strings)
+    if not joined.isascii():
+        return encode_strings(strings)
+    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+    if strings:
+        np.cumsum(np.fromiter(map(len, strings), dtype=np.int64, count=len(strings)), out=offsets[1:])
+    return np.frombuffer(joined.encode("ascii"), dtype=np.uint8), string_offsets(offsets)
+
+
+def string_arrays(name: str, strings: Sequence[str], *, ascii: bool = False) -> dict[str, Array]:
+    """The two arrays that store a string column under `name` in a container (`ascii`: the strings are expected to
+    be ASCII, encoded at once)."""
+    blob, offsets = (encode_ascii_strings if ascii else encode_strings)(strings)
     return {f"{name}.blob": blob, f"{name}.off": offsets}
 
 
