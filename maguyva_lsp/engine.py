@@ -48,7 +48,10 @@ INDEX_PARTS = (TextPart(), SymbolPart())
 # that it answers with what is ready and says the semantic part is partial (the server does the same at any size).
 ONE_SHOT_EMBED_FILES = 64
 # The structural status while a cold build's references are pending: definitions are complete, mentions are not.
-MENTIONS_PENDING = "mentions of names are incomplete until the references are extracted"
+MENTIONS_PENDING = (
+    "mentions of names are incomplete, and Python definitions come from the outline scanner, until the second pass "
+    "parses every file"
+)
 # The URIs of this many files are kept: every search result carries its file's URI, and a few files answer most.
 URI_CACHE_FILES = 4096
 
@@ -288,8 +291,9 @@ class Engine:
             "skipped": len(self.skipped),
             "skips": summarize(self.skipped),
             "open_buffers": len(self._writer.buffers),
-            # A cold build's first pass is published: text and definitions are complete, the mentions of names
-            # (structural) and the graph wait for the references.
+            # A cold build's first pass is published: text and definitions are complete (Python's read by the outline
+            # scanner, `parse/python_outline.py`, equal to the parse's wherever it does not decline), the mentions of
+            # names (structural) and the graph wait for the references.
             "references_pending": references_pending,
             "modalities": {
                 name: {

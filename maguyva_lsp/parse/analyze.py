@@ -16,6 +16,7 @@ from maguyva_lsp.model import Definition, FileAnalysis, Reference, SourceFile
 from maguyva_lsp.parse.chunker import DEFAULT_WINDOW_LINES, chunk_file
 from maguyva_lsp.parse.languages import parser_for
 from maguyva_lsp.parse.positions import LineIndex
+from maguyva_lsp.parse.python_outline import python_definitions
 from maguyva_lsp.parse.references import extract_references
 from maguyva_lsp.parse.tags import SUPPORTED_TAG_LANGUAGES, extract_definitions
 
@@ -118,14 +119,20 @@ def analyze_file(
     file: SourceFile, data: bytes, *, chunk_lines: int = DEFAULT_WINDOW_LINES, references: bool = True
 ) -> FileAnalysis:
     """Everything the engine indexes for one file: text, hash, definitions, references, chunks, parse error.
-    `references=False`: none extracted (the first pass of a server's cold build: the larger half of the work)."""
+    `references=False`: none extracted (the first pass of a server's cold build: the larger half of the work), and a
+    Python file's definitions come from the outline scanner (`python_outline`) without a parse where it reads the
+    file, and a file of a grammar without a tag query is not parsed (the parse would only tell its parse error); the
+    second pass parses both."""
     source = data[len(UTF8_BOM) :] if data.startswith(UTF8_BOM) else data
     text = source.decode("utf-8", "replace")
     language = file.language
     definitions: list[Definition] = []
     found: Sequence[Reference] = ()
     parse_error: str | None = None
-    if language is not None:
+    outlined = None if references or language != "python" else python_definitions(source, file.path)
+    if outlined is not None:
+        definitions = outlined
+    elif language is not None and (references or language in SUPPORTED_TAG_LANGUAGES):
         parsed = parse_source(language, source)
         parse_error = parsed.error
         if parsed.tree is not None:

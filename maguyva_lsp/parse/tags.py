@@ -304,27 +304,55 @@ def _unwrap(node: Node, wrappers: dict[str, bool]) -> tuple[Node, int]:
     return outer, signature_start
 
 
-def _scoped(raws: list[_Raw], source: bytes, language: str, path: str, lines: LineIndex) -> list[Definition]:
-    """Give each definition its parent (the enclosing containers' qualified name) and final kind."""
-    definitions: list[Definition] = []
-    stack: list[tuple[int, str, str, int]] = []  # (end_byte, qualified name, kind, id of the raw) of open containers
-    ascii_source = lines.ascii
-    for raw in raws:
-        start, end = raw.order[0], -raw.order[1]
+class ContainerStack:
+    """The containers open at a definition, for definitions visited sorted by (start, -end): its parent (their
+    qualified name) and its final kind (a function directly in a class-like container is a method)."""
+
+    __slots__ = ("_open",)
+
+    def __init__(self) -> None:
+        self._open: list[tuple[int, str, str, int]] = []  # (end byte, qualified name, kind, owner id)
+
+    def enclosing(self, end: int, sibling_of: int | None = None) -> tuple[str, str] | None:
+        """The innermost container holding a definition ending at `end` (qualified name, kind); `sibling_of`: the
+        owner id of a binding this value sits in under another name, which shares that binding's parent."""
+        stack = self._open
         while stack and stack[-1][0] < end:  # sorted by start: a container ending before this end cannot hold it
             stack.pop()
         levels = len(stack)
-        if raw.sibling_of is not None and levels and stack[-1][3] == id(raw.sibling_of):
-            levels -= 1  # a value bound under another name shares its binding's parent
-        enclosing = stack[levels - 1] if levels else None
-        parent = enclosing[1] if enclosing else None
+        if sibling_of is not None and levels and stack[-1][3] == sibling_of:
+            levels -= 1
+        return (stack[levels - 1][1], stack[levels - 1][2]) if levels else None
+
+    def open(self, start: int, end: int, *, parent: str | None, name: str, kind: str, owner: int) -> None:
+        """Open a definition as a container (when its kind holds others and it is not empty)."""
+        if kind in CONTAINER_KINDS and start < end:
+            self._open.append((end, f"{parent}.{name}" if parent else name, kind, owner))
+
+
+def final_kind(kind: str, enclosing: tuple[str, str] | None) -> str:
+    """A function directly inside a class-like container is a method."""
+    if kind == "function" and enclosing is not None and enclosing[1] in CLASS_LIKE_KINDS:
+        return "method"
+    return kind
+
+
+def _scoped(raws: list[_Raw], source: bytes, language: str, path: str, lines: LineIndex) -> list[Definition]:
+    """Give each definition its parent (the enclosing containers' qualified name) and final kind."""
+    definitions: list[Definition] = []
+    containers = ContainerStack()
+    ascii_source = lines.ascii
+    for raw in raws:
+        start, end = raw.order[0], -raw.order[1]
+        enclosing = containers.enclosing(end, id(raw.sibling_of) if raw.sibling_of is not None else None)
+        parent = enclosing[0] if enclosing else None
+        kind = raw.kind
         if raw.scopes:
             scope = _scope_name(raw.scopes, source)
             if scope:
                 parent = f"{parent}.{scope}" if parent else scope
-        kind = raw.kind
-        if kind == "function" and enclosing is not None and enclosing[2] in CLASS_LIKE_KINDS and not raw.scopes:
-            kind = "method"
+        else:
+            kind = final_kind(kind, enclosing)
         name_node = raw.name
         name = _text(source, raw.order[2], name_node.end_byte).strip()
         if not name:
@@ -336,8 +364,7 @@ def _scoped(raws: list[_Raw], source: bytes, language: str, path: str, lines: Li
             name_span = lines.span(name_node)
         span = _span(lines, raw.outer, raw.first)
         definitions.append(Definition(name, kind, path, span, name_span, _signature(raw, source), parent, language))
-        if kind in CONTAINER_KINDS and start < end:
-            stack.append((end, f"{parent}.{name}" if parent else name, kind, id(raw)))
+        containers.open(start, end, parent=parent, name=name, kind=kind, owner=id(raw))
     return definitions
 
 
