@@ -2,7 +2,7 @@
 
 The first pass of a server's cold build only needs each file's definitions (for the symbol table and the chunks).
 Over the standard library's 1,790 Python files, tree-sitter's parse and tag query take 9.9 s CPU; this scanner takes
-3.9 s and gives the same definitions, field for field, for every file it reads (all but 11 there; 6,274 of 6,310 in a
+3.5 s and gives the same definitions, field for field, for every file it reads (all but 11 there; 6,274 of 6,310 in a
 venv's site-packages and the dev set's Python corpora). It masks strings and comments with one regex `split`, takes
 bracket depth, line continuations and indentation as numpy arrays, reads every `def` and `class` at once (header
 colon, body, block end, decorators) and the rarer lambda bindings and module-level UPPER_CASE assignments one by
@@ -72,7 +72,7 @@ _NON_ASCII_BLOCK = re.compile(rb"(?:def|class)[ ]+[\x80-\xff]")
 _STRING_FILL, _SPACE, _NEWLINE, _AT, _C = ord("x"), ord(" "), ord("\n"), ord("@"), ord("c")
 _COLON, _BACKSLASH = ord(":"), ord("\\")
 _OPEN_SET, _CLOSE_SET = frozenset(b"([{"), frozenset(b")]}")
-_BRACKET_STEP = np.zeros(256, dtype=np.int32)
+_BRACKET_STEP = np.zeros(256, dtype=np.int16)
 _BRACKET_STEP[list(b"([{")] = 1
 _BRACKET_STEP[list(b")]}")] = -1
 # tags.py's pattern order in python-tags.scm: a lambda binding (pattern 2) wins over a constant (pattern 3) on one node.
@@ -130,7 +130,7 @@ class _Scanner:
         self.source = source
         data = np.frombuffer(source, dtype=np.uint8)
         self.size = size = len(data)
-        string_mask, comment_mask = _token_masks(source, size)
+        string_mask, comment_mask, comment_starts = _token_masks(source, size)
         code: U8 = data.copy()
         code[string_mask & (data != _NEWLINE)] = _STRING_FILL
         code[comment_mask] = _SPACE
@@ -139,7 +139,7 @@ class _Scanner:
             raise _DeclineError  # an unterminated string
         self.code_array = code
         self.semicolons = b";" in self.code  # statements the scanner does not split: checked where they matter
-        depth = np.cumsum(_BRACKET_STEP[code], dtype=np.int32)  # depth after each byte
+        depth = np.cumsum(_BRACKET_STEP[code], dtype=np.int16)  # depth after each byte (at most 200 in CPython)
         if depth[-1] != 0 or int(depth.min()) < 0:
             raise _DeclineError
         self.depth = depth
@@ -152,15 +152,18 @@ class _Scanner:
         continued[1:] = (newlines > 0) & (code[np.maximum(newlines - 1, 0)] == ord("\\"))
         self.logical_lines = logical = (starts == 0) | ((depth[before] == 0) & ~string_mask[before] & ~continued)
         code_cells = (code != _SPACE) & (code != _NEWLINE)
-        self.code_at = np.flatnonzero(code_cells)
-        first_code, self.last_code_at = _line_extent(self.code_at, starts, ends)
-        # tree-sitter's comment token runs to the end of its line, trailing spaces included
-        first_seen, self.last_seen_at = _line_extent(np.flatnonzero(code_cells | comment_mask), starts, ends)
-        has_code = first_code >= 0
+        self.code_at = code_at = np.flatnonzero(code_cells)
+        first_index = np.searchsorted(code_at, starts)
+        first_code = code_at[np.minimum(first_index, max(len(code_at) - 1, 0))] if len(code_at) else starts
+        self.has_code = has_code = (first_index < len(code_at)) & (first_code < ends)
         self.indents = np.where(has_code, first_code - starts, -1)
-        comment_line = logical & ~has_code & (first_seen >= 0)
-        self.comment_indents = np.where(comment_line, first_seen - starts, -1)
-        self.comment_lines = np.flatnonzero(comment_line)
+        comment_at = np.searchsorted(starts, comment_starts, side="right") - 1  # each comment's line
+        self.has_comment = np.zeros(len(starts), dtype=bool)
+        self.has_comment[comment_at] = True
+        comment_only = logical[comment_at] & ~has_code[comment_at]
+        self.comment_lines = comment_at[comment_only]
+        self.comment_indents = np.full(len(starts), -1, dtype=np.int64)
+        self.comment_indents[self.comment_lines] = comment_starts[comment_only] - starts[self.comment_lines]
         self.statements = np.flatnonzero(has_code & logical)  # statements' first lines
         self.code_lines = np.flatnonzero(has_code)
         logical_at = np.flatnonzero(logical)
@@ -186,9 +189,15 @@ class _Scanner:
         return self.statement_last_at.tolist()
 
     @cached_property
-    def last_code(self) -> list[int]:
-        """Per line, the byte after its last code byte (-1 without code)."""
-        return cast("list[int]", self.last_code_at.tolist())
+    def line_ends(self) -> list[int]:
+        return cast("list[int]", self.ends.tolist())
+
+    def last_seen(self, lines: I64) -> I64:
+        """The byte after each line's last token, a comment included (tree-sitter's comment token runs to the end of
+        its line, trailing spaces too)."""
+        code_at = self.code_at
+        last = code_at[np.maximum(np.searchsorted(code_at, self.ends[lines]) - 1, 0)] + 1
+        return np.where(self.has_comment[lines], self.ends[lines], last)
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self.line_starts, offset) - 1
@@ -213,8 +222,9 @@ class _Scanner:
         order = np.lexsort((name_start, -end, start))
         start, end, name_start, name_end = start[order], end[order], name_start[order], name_end[order]
         count = len(order)
-        rows, cols, end_rows, end_cols = lines.positions(
-            np.concatenate((start, name_start)), np.concatenate((end, name_end))
+        rows, cols, end_rows, end_cols = (
+            column.tolist()
+            for column in lines.positions(np.concatenate((start, name_start)), np.concatenate((end, name_end)))
         )
         source = self.source
         result: list[Definition] = []
@@ -241,8 +251,8 @@ class _Scanner:
                     name,
                     kind,
                     path,
-                    Span(int(rows[i]), int(cols[i]), int(end_rows[i]), int(end_cols[i])),
-                    Span(int(rows[j]), int(cols[j]), int(end_rows[j]), int(end_cols[j])),
+                    Span(rows[i], cols[i], end_rows[i], end_cols[i]),
+                    Span(rows[j], cols[j], end_rows[j], end_cols[j]),
                     self._signature(sign, signed, kind_code != _CONSTANT_CODE),
                     parent,
                     "python",
@@ -281,9 +291,12 @@ class _Scanner:
     def _statement_end(self, line: int) -> int:
         """The byte after the last token of the statement starting on `line`."""
         last = self.statement_last[line]
-        while self.last_code[last] < 0:
+        while True:
+            start = self.line_starts[last]
+            length = len(self.code[start : self.line_ends[last]].rstrip(b" "))
+            if length:
+                return start + length
             last -= 1
-        return self.last_code[last]
 
     def _blocks(self) -> tuple[I64, ...]:
         """Every `def` and `class` as columns (start, end, name start, name end, signature start, signature end,
@@ -322,7 +335,7 @@ class _Scanner:
         one_line = body_start < self.ends[colon_line]
         end = np.empty(len(keyword), dtype=np.int64)
         # a one-line body: its statement, trailing comment included
-        end[one_line] = self.last_seen_at[self.statement_last_at[line[one_line]]]
+        end[one_line] = self.last_seen(self.statement_last_at[line[one_line]])
         nested = ~one_line
         end[nested] = self._block_ends(colon_line[nested], indent[nested])
         start = self._decorated_starts(line, indent, node_start)
@@ -359,7 +372,7 @@ class _Scanner:
                 if self.comment_indents[comment] < level:
                     break
                 end_line[i] = comment
-        return self.last_seen_at[end_line]
+        return self.last_seen(end_line)
 
     def _shallower_after(self, level: int) -> I64:
         """For each statement (index into `statements`), the index of the next one indented less than `level`."""
@@ -487,28 +500,17 @@ class _Scanner:
         return -1
 
 
-def _token_masks(source: bytes, size: int) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+def _token_masks(source: bytes, size: int) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], I64]:
     """Which bytes lie in strings and which in comments: one `split` by the token regex gives the pieces (code and
     tokens alternating), and each piece's kind repeated over its length is the mask, without a Python step per token."""
     pieces = _TOKENS.split(source)
     lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
     kinds = np.zeros(len(pieces), dtype=np.uint8)  # 0 code, 1 string, 2 comment
+    comment_starts = np.zeros(0, dtype=np.int64)
     if len(pieces) > 1:
         token_begins = (np.cumsum(lengths) - lengths)[1::2]
-        first_bytes = np.frombuffer(source, dtype=np.uint8)[np.minimum(token_begins, size - 1)]
-        kinds[1::2] = np.where(first_bytes == ord("#"), 2, 1)
+        comment = np.frombuffer(source, dtype=np.uint8)[np.minimum(token_begins, size - 1)] == ord("#")
+        kinds[1::2] = np.where(comment, 2, 1)
+        comment_starts = token_begins[comment]
     per_byte = np.repeat(kinds, lengths)
-    return per_byte == 1, per_byte == 2
-
-
-def _line_extent(cells: I64, starts: I64, ends: I64) -> tuple[I64, I64]:
-    """Per line, the first marked byte and the byte after the last one (-1, -1 for a line without any)."""
-    if len(cells) == 0:
-        none = np.full(len(starts), -1, dtype=np.int64)
-        return none, none.copy()
-    first_index = np.searchsorted(cells, starts)
-    last_index = np.searchsorted(cells, ends) - 1
-    first = cells[np.minimum(first_index, len(cells) - 1)]
-    last = cells[np.maximum(last_index, 0)]
-    present = (first_index < len(cells)) & (first < ends) & (last_index >= 0) & (last >= starts)
-    return np.where(present, first, -1), np.where(present, last + 1, -1)
+    return per_byte == 1, per_byte == 2, comment_starts
