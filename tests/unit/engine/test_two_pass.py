@@ -17,6 +17,7 @@ from maguyva_lsp.engine import MENTIONS_PENDING, Engine
 from maguyva_lsp.index.segment_set import Segment
 from maguyva_lsp.index.text_part import TEXT_PART, TextPart
 from maguyva_lsp.indexing import IndexProgress
+from maguyva_lsp.parse.python_outline import python_definitions
 from maguyva_lsp.store.manifest import read_manifest
 from tests.unit.engine.test_engine import snapshot, write_tree
 from tests.unit.engine.test_segments_in_workers import _graph_view, corpus
@@ -72,6 +73,7 @@ def test_two_passes_publish_text_first_and_end_like_one_pass(tmp_path: Path) -> 
                     "graph": status["modalities"]["graph"]["partial"],
                     "marked": [s.pending for s in manifest.segments],
                     "files": status["files"],
+                    "counts": (status["symbols"], status["chunks"]),
                     "first": found[0]["uri"] if found else None,
                 }
             )
@@ -93,12 +95,24 @@ def test_two_passes_publish_text_first_and_end_like_one_pass(tmp_path: Path) -> 
     assert first["structural"]["partial"] is False and first["structural"]["reason"] == MENTIONS_PENDING
     assert first["marked"] and all(first["marked"]), "every first-pass segment is marked in the manifest"
     assert first["files"] == file_count
+    # Python's definitions in the first pass come from the outline scanner, not a parse: the same symbols and chunks
+    python_files = [path for path in corpus() if path.endswith(".py")]
+    assert python_files and all(
+        python_definitions((root / path).read_bytes(), path) is not None for path in python_files
+    )
+    final_counts = engine_counts(after[0])
+    assert first["counts"] == (final_counts["symbols"], final_counts["chunks"])
     assert first["first"] is not None and first["first"].endswith("app/config.py")
     assert not status["references_pending"] and status["modalities"]["structural"]["reason"] is None
     assert len(segments) == 1 and not segments[0].pending
     manifest = read_manifest(engine.index_dir)
     assert manifest is not None and not any(s.pending for s in manifest.segments)
     assert after == _fresh(root)
+
+
+def engine_counts(observed: list[Any]) -> dict[str, int]:
+    """The status counts in a snapshot."""
+    return next(item for item in observed if isinstance(item, dict) and "symbols" in item and "chunks" in item)
 
 
 def _assert_text_part_of_its_core(engine: Engine, segment: Segment) -> None:
