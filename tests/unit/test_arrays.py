@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from maguyva_lsp.arrays import distinct_count, run_starts, unique
+from maguyva_lsp.arrays import distinct_count, run_starts, spans_text, unique
 
 
 def _cases() -> list[npt.NDArray[np.generic]]:
@@ -41,3 +41,22 @@ def test_run_starts_of_a_sorted_array_match_numpy(values: npt.NDArray[np.generic
     ordered = np.sort(values)
     _, expected = np.unique(ordered, return_index=True)
     assert run_starts(ordered).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize(
+    ("spans", "expected"),
+    [
+        ([], b""),
+        ([(0, 5)], b"alpha "),
+        ([(6, 4), (0, 5)], b"beta alpha "),  # out of order, as a sort by word gives them
+        ([(11, 5)], b"gamma "),  # a span that ends the array: its space slot lies past the end
+        ([(0, 1), (11, 5), (6, 4), (11, 5)], b"a gamma beta gamma "),  # repeated spans, the last one ending it
+    ],
+)
+def test_spans_text_is_each_span_followed_by_a_space(spans: list[tuple[int, int]], expected: bytes) -> None:
+    array = np.frombuffer(b"alpha beta gamma", dtype=np.uint8)
+    starts = np.array([start for start, _ in spans], dtype=np.int64)
+    lengths = np.array([length for _, length in spans], dtype=np.int64)
+    assert spans_text(array, starts, lengths) == expected
+    assert spans_text(array, starts, lengths).split() == [bytes(array[s : s + n]) for s, n in spans]
+    assert array.tobytes() == b"alpha beta gamma", "the array is read, not written"
