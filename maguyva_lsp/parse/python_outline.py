@@ -70,7 +70,7 @@ _NON_ASCII_BINDING = re.compile(rb"[\x80-\xff][ ]*(?::[^=\n]*)?=[ ]*lambda")
 _NON_ASCII_BLOCK = re.compile(rb"(?:def|class)[ ]+[\x80-\xff]")
 
 _STRING_FILL, _SPACE, _NEWLINE, _AT, _C = ord("x"), ord(" "), ord("\n"), ord("@"), ord("c")
-_COLON, _BACKSLASH = ord(":"), ord("\\")
+_COLON, _BACKSLASH, _OPEN_PAREN = ord(":"), ord("\\"), ord("(")
 _OPEN_SET, _CLOSE_SET = frozenset(b"([{"), frozenset(b")]}")
 _BRACKET_STEP = np.zeros(256, dtype=np.int16)
 _BRACKET_STEP[list(b"([{")] = 1
@@ -320,6 +320,7 @@ class _Scanner:
             for end in name_end.tolist():
                 self._check_name(end)
         node_start = line_start + indent
+        self._check_headers(name_end, self.code_array[keyword] == _C)
         colons = np.flatnonzero((self.code_array == _COLON) & (self.depth == 0))
         which = np.searchsorted(colons, name_end)
         if len(which) and int(which.max()) >= len(colons):
@@ -332,6 +333,8 @@ class _Scanner:
         for i in np.flatnonzero(self.code_array[np.minimum(body_start, self.size - 1)] == _BACKSLASH).tolist():
             body_start[i] = self._next_code(int(colon[i]) + 1)  # a line continuation before the body
         colon_line = np.searchsorted(self.starts, colon, side="right") - 1
+        if np.any(colon_line > self.statement_last_at[line]):
+            raise _DeclineError  # no colon ends the header's statement: not a definition (prose, broken code)
         one_line = body_start < self.ends[colon_line]
         end = np.empty(len(keyword), dtype=np.int64)
         # a one-line body: its statement, trailing comment included
@@ -341,6 +344,20 @@ class _Scanner:
         start = self._decorated_starts(line, indent, node_start)
         kind = np.where(self.code_array[keyword] == _C, _CLASS_CODE, _FUNCTION_CODE)
         return start, end, name_start, name_end, node_start, body_start, kind
+
+    def _check_headers(self, name_end: I64, is_class: npt.NDArray[np.bool_]) -> None:
+        """Decline unless each name is followed by what a header allows there: `(` after a function's, `(` or `:`
+        after a class's (a type parameter list, `class A[T]:`, is newer than the scanner)."""
+        code_at, code = self.code_at, self.code_array
+        following = np.searchsorted(code_at, name_end)
+        if len(following) and int(following.max()) >= len(code_at):
+            raise _DeclineError
+        after = code[code_at[following]]
+        allowed = (after == _OPEN_PAREN) | (is_class & (after == _COLON))
+        for i in np.flatnonzero(~allowed).tolist():  # a line continuation before it, or no header at all
+            next_byte = code[self._next_code(int(name_end[i]))]
+            if not (next_byte == _OPEN_PAREN or (is_class[i] and next_byte == _COLON)):
+                raise _DeclineError
 
     def _block_ends(self, header_line: I64, indent: I64) -> I64:
         """Where blocks whose headers end on these lines end: each one's last statement's line, or the trailing
@@ -429,6 +446,8 @@ class _Scanner:
             if code.find(b"lambda", keyword_end, statement_end) >= 0:
                 raise _DeclineError  # nested lambdas: the parameters' colon need not be the first one
             colon = self._colon(keyword_end)
+            if colon >= statement_end:
+                raise _DeclineError  # a lambda without its colon: broken code
             if self._top_level(b",", colon, statement_end, 0):
                 raise _DeclineError  # `f = lambda: 0, 1` binds a tuple
             body_start = self._next_code(colon + 1)

@@ -196,6 +196,11 @@ DECLINED = {
     "a lambda bound in a tuple": b"f = lambda: 0, 1\n",
     "a non-ASCII name": "def ñame():\n    pass\n".encode(),
     "an inconsistent dedent": b"def f():\n        x = 1\n    y = 2\n",
+    "a header without its colon": b"def f(x)\n    return x\n",
+    "prose starting like a class": b"class notes for the course: see below\n",
+    "a name without parameters": b"def f\n",
+    "type parameters": b"class A[T]:\n    pass\n",
+    "a lambda without its colon": b"f = lambda x\ng = {1: 2}\n",
 }
 
 
