@@ -254,3 +254,18 @@ def test_real_standard_library_files_read_the_same_or_are_declined() -> None:
     assert not mismatched
     assert accepted >= 0.95 * (accepted + declined), f"{declined} of {accepted + declined} declined"
     assert definitions > 5000
+
+
+def test_a_scanner_failure_costs_no_file(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A bug in the scanner (here: its block reader raising) makes the first pass parse the file, and says so."""
+    import maguyva_lsp.parse.python_outline as outline
+
+    def broken(self: object) -> None:
+        raise IndexError("a scanner bug")
+
+    monkeypatch.setattr(outline._Scanner, "_blocks", broken)
+    source = b"def f():\n    return 1\n"
+    assert python_definitions(source, "m.py") is None
+    assert "outline scanner failed on m.py" in caplog.text
+    analysis = analyze_file(python_file(len(source)), source, references=False)
+    assert [d.name for d in analysis.definitions] == ["f"]
