@@ -23,36 +23,20 @@ from __future__ import annotations
 
 import logging
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
-from functools import cached_property
-from typing import cast
 
 import numpy as np
 import numpy.typing as npt
 
 from maguyva_lsp.model import Definition, Span
 from maguyva_lsp.parse.positions import LineIndex
+from maguyva_lsp.parse.python_lines import DeclineError, PythonLines
 from maguyva_lsp.parse.tags import SIGNATURE_ELLIPSIS, SIGNATURE_MAX_CHARS, ContainerStack, final_kind
 
 log = logging.getLogger(__name__)
 
 I64 = npt.NDArray[np.int64]
-U8 = npt.NDArray[np.uint8]
 
-# Strings (triple or single quoted, escapes) and comments, leftmost first: a `#` inside a string and a quote inside a
-# comment are each read as part of the token that holds them. Every branch starts with `#`, `'` or `"`, so the regex
-# engine skips to the next of those at C speed; a prefix (`rb"..."`) stays as code letters before the masked string,
-# which changes no indentation, statement end or bracket depth (a raw string ends at the same quote).
-_TOKENS = re.compile(
-    rb"(#[^\n]*"
-    rb"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
-    rb'|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
-    rb"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
-    rb'|"[^"\\\n]*(?:\\.[^"\\\n]*)*")',
-    re.DOTALL,
-)
-_ODD_INDENT = re.compile(rb"\n[ ]*[\t\f]")
 _NAME = rb"[A-Za-z_][A-Za-z0-9_]*"
 # One literal each, which the regex engine finds by a fast search (an alternation tries every `c` and `d`).
 _DEF = re.compile(rb"def[ ]+(" + _NAME + rb")")
@@ -66,28 +50,20 @@ _BINDING_TARGET = re.compile(rb"(" + _NAME + rb")[ ]*(?::[^=]*)?")
 _ATTRIBUTE_TARGET = re.compile(rb"[A-Za-z_][A-Za-z0-9_. ]*(?:\[[^=]*\])?[ ]*")
 _CONSTANT = re.compile(rb"\n(_*[A-Z][A-Z0-9_]*)[ ]*(:|=(?!=))")
 _FOR = re.compile(rb"(?<![A-Za-z0-9_])for(?![A-Za-z0-9_])")
-_SKIP_BLANK = re.compile(rb"(?:[ \n]|\\\n)*")  # spaces, newlines and line continuations
 _NON_ASCII_NAME_TAIL = re.compile(rb"[\x80-\xff]")
 # A definition whose name starts with a character outside ASCII, which the patterns above would not see.
 _NON_ASCII_BINDING = re.compile(rb"[\x80-\xff][ ]*(?::[^=\n]*)?=[ ]*lambda")
 _NON_ASCII_BLOCK = re.compile(rb"(?:def|class)[ ]+[\x80-\xff]")
 
-_STRING_FILL, _SPACE, _NEWLINE, _AT, _C = ord("x"), ord(" "), ord("\n"), ord("@"), ord("c")
+_AT, _C = ord("@"), ord("c")
 _COLON, _BACKSLASH, _OPEN_PAREN = ord(":"), ord("\\"), ord("(")
 _OPEN_SET, _CLOSE_SET = frozenset(b"([{"), frozenset(b")]}")
-_BRACKET_STEP = np.zeros(256, dtype=np.int16)
-_BRACKET_STEP[list(b"([{")] = 1
-_BRACKET_STEP[list(b")]}")] = -1
 # tags.py's pattern order in python-tags.scm: a lambda binding (pattern 2) wins over a constant (pattern 3) on one node.
 _LAMBDA_PATTERN, _CONSTANT_PATTERN = 2, 3
 # A row's kind as a code in its column.
 _FUNCTION_CODE, _CLASS_CODE, _CONSTANT_CODE = 0, 1, 2
 _KINDS = ("function", "class", "constant")
 _ROW_COLUMNS = ("start", "end", "name_start", "name_end", "signature_start", "signature_end", "kind_code")
-
-
-class _DeclineError(Exception):
-    """The file holds something this scanner does not read the grammar's way: parse it instead."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,100 +89,21 @@ def python_definitions(source: bytes, path: str, lines: LineIndex | None = None)
         return []
     try:
         return _Scanner(source).definitions(path, lines if lines is not None else LineIndex(source))
-    except _DeclineError:
+    except DeclineError:
         return None
     except Exception:  # a scanner bug must not cost the file: it is parsed instead (9,000 mutated files raised none)
         log.exception("the outline scanner failed on %s; parsing it instead", path)
         return None
 
 
-class _Scanner:
-    """One file's masked code, bracket depths and logical lines as numpy arrays; blocks (`def`, `class`: nearly all
-    definitions) are read for all matches at once, the rarer lambda bindings and constants one by one (through plain
-    lists of the per-line facts: list indexing and bisect cost less than numpy scalars)."""
+class _Scanner(PythonLines):
+    """The definitions of one file's lines: blocks (`def`, `class`: nearly all definitions) read for all matches at
+    once in numpy, the rarer lambda bindings and constants one by one."""
 
     def __init__(self, source: bytes) -> None:
-        self.ascii = source.isascii()
-        if b"\r" in source:
-            raise _DeclineError
-        if (b"\t" in source or b"\f" in source) and _ODD_INDENT.search(b"\n" + source):
-            raise _DeclineError
-        if not self.ascii and (_NON_ASCII_BLOCK.search(source) or _NON_ASCII_BINDING.search(source)):
-            raise _DeclineError
-        self.source = source
-        data = np.frombuffer(source, dtype=np.uint8)
-        self.size = size = len(data)
-        string_mask, comment_mask, comment_starts = _token_masks(source, size)
-        code: U8 = data.copy()
-        code[string_mask & (data != _NEWLINE)] = _STRING_FILL
-        code[comment_mask] = _SPACE
-        self.code = code.tobytes()
-        if b'"' in self.code or b"'" in self.code:
-            raise _DeclineError  # an unterminated string
-        self.code_array = code
-        self.semicolons = b";" in self.code  # statements the scanner does not split: checked where they matter
-        depth = np.cumsum(_BRACKET_STEP[code], dtype=np.int16)  # depth after each byte (at most 200 in CPython)
-        if depth[-1] != 0 or int(depth.min()) < 0:
-            raise _DeclineError
-        self.depth = depth
-        newlines = np.flatnonzero(data == _NEWLINE)
-        self.starts = starts = np.concatenate(([0], newlines + 1)).astype(np.int64)
-        self.ends = ends = np.concatenate((newlines, [size])).astype(np.int64)  # exclusive: the line's newline
-        self.line_count = len(starts)
-        before = np.maximum(starts - 1, 0)  # the newline ending the line before
-        continued = np.zeros(len(starts), dtype=bool)
-        continued[1:] = (newlines > 0) & (code[np.maximum(newlines - 1, 0)] == ord("\\"))
-        self.logical_lines = logical = (starts == 0) | ((depth[before] == 0) & ~string_mask[before] & ~continued)
-        code_cells = (code != _SPACE) & (code != _NEWLINE)
-        self.code_at = code_at = np.flatnonzero(code_cells)
-        first_index = np.searchsorted(code_at, starts)
-        first_code = code_at[np.minimum(first_index, max(len(code_at) - 1, 0))] if len(code_at) else starts
-        self.has_code = has_code = (first_index < len(code_at)) & (first_code < ends)
-        self.indents = np.where(has_code, first_code - starts, -1)
-        comment_at = np.searchsorted(starts, comment_starts, side="right") - 1  # each comment's line
-        self.has_comment = np.zeros(len(starts), dtype=bool)
-        self.has_comment[comment_at] = True
-        comment_only = logical[comment_at] & ~has_code[comment_at]
-        self.comment_lines = comment_at[comment_only]
-        self.comment_indents = np.full(len(starts), -1, dtype=np.int64)
-        self.comment_indents[self.comment_lines] = comment_starts[comment_only] - starts[self.comment_lines]
-        self.statements = np.flatnonzero(has_code & logical)  # statements' first lines
-        self.code_lines = np.flatnonzero(has_code)
-        logical_at = np.flatnonzero(logical)
-        # the last physical line of the statement each logical line starts
-        self.statement_last_at = np.zeros(len(starts), dtype=np.int64)
-        self.statement_last_at[logical_at] = np.append(logical_at[1:], len(starts)) - 1
-        self._next_shallower: dict[int, I64] = {}
-
-    @cached_property
-    def line_starts(self) -> list[int]:
-        return cast("list[int]", self.starts.tolist())
-
-    @cached_property
-    def indent(self) -> list[int]:
-        return cast("list[int]", self.indents.tolist())
-
-    @cached_property
-    def logical(self) -> list[bool]:
-        return cast("list[bool]", self.logical_lines.tolist())
-
-    @cached_property
-    def statement_last(self) -> list[int]:
-        return self.statement_last_at.tolist()
-
-    @cached_property
-    def line_ends(self) -> list[int]:
-        return cast("list[int]", self.ends.tolist())
-
-    def last_seen(self, lines: I64) -> I64:
-        """The byte after each line's last token, a comment included (tree-sitter's comment token runs to the end of
-        its line, trailing spaces too)."""
-        code_at = self.code_at
-        last = code_at[np.maximum(np.searchsorted(code_at, self.ends[lines]) - 1, 0)] + 1
-        return np.where(self.has_comment[lines], self.ends[lines], last)
-
-    def line_of(self, offset: int) -> int:
-        return bisect_right(self.line_starts, offset) - 1
+        if not source.isascii() and (_NON_ASCII_BLOCK.search(source) or _NON_ASCII_BINDING.search(source)):
+            raise DeclineError
+        super().__init__(source)
 
     def definitions(self, path: str, lines: LineIndex) -> list[Definition]:
         blocks = self._blocks()
@@ -278,31 +175,7 @@ class _Scanner:
 
     def _check_name(self, name_end: int) -> None:
         if not self.ascii and _NON_ASCII_NAME_TAIL.match(self.source, name_end):
-            raise _DeclineError
-
-    def _colon(self, after: int, depth: int = 0) -> int:
-        """The first colon after `after` at bracket depth `depth` (a header's or a lambda's)."""
-        code, depths = self.code, self.depth
-        position = code.find(b":", after)
-        while position >= 0 and depths[position] != depth:
-            position = code.find(b":", position + 1)
-        if position < 0:
-            raise _DeclineError
-        return position
-
-    def _next_code(self, offset: int) -> int:
-        """The first code byte at or after `offset` (comments are masked to spaces)."""
-        return _SKIP_BLANK.match(self.code, offset).end()  # type: ignore[union-attr]
-
-    def _statement_end(self, line: int) -> int:
-        """The byte after the last token of the statement starting on `line`."""
-        last = self.statement_last[line]
-        while True:
-            start = self.line_starts[last]
-            length = len(self.code[start : self.line_ends[last]].rstrip(b" "))
-            if length:
-                return start + length
-            last -= 1
+            raise DeclineError
 
     def _blocks(self) -> tuple[I64, ...]:
         """Every `def` and `class` as columns (start, end, name start, name end, signature start, signature end,
@@ -330,17 +203,17 @@ class _Scanner:
         colons = np.flatnonzero((self.code_array == _COLON) & (self.depth == 0))
         which = np.searchsorted(colons, name_end)
         if len(which) and int(which.max()) >= len(colons):
-            raise _DeclineError
+            raise DeclineError
         colon = colons[which]
         following = np.searchsorted(self.code_at, colon + 1)
         body_start = np.where(
             following < len(self.code_at), self.code_at[np.minimum(following, len(self.code_at) - 1)], self.size
         )
         for i in np.flatnonzero(self.code_array[np.minimum(body_start, self.size - 1)] == _BACKSLASH).tolist():
-            body_start[i] = self._next_code(int(colon[i]) + 1)  # a line continuation before the body
+            body_start[i] = self.next_code(int(colon[i]) + 1)  # a line continuation before the body
         colon_line = np.searchsorted(self.starts, colon, side="right") - 1
         if np.any(colon_line > self.statement_last_at[line]):
-            raise _DeclineError  # no colon ends the header's statement: not a definition (prose, broken code)
+            raise DeclineError  # no colon ends the header's statement: not a definition (prose, broken code)
         one_line = body_start < self.ends[colon_line]
         end = np.empty(len(keyword), dtype=np.int64)
         # a one-line body: its statement, trailing comment included
@@ -357,13 +230,13 @@ class _Scanner:
         code_at, code = self.code_at, self.code_array
         following = np.searchsorted(code_at, name_end)
         if len(following) and int(following.max()) >= len(code_at):
-            raise _DeclineError
+            raise DeclineError
         after = code[code_at[following]]
         allowed = (after == _OPEN_PAREN) | (is_class & (after == _COLON))
         for i in np.flatnonzero(~allowed).tolist():  # a line continuation before it, or no header at all
-            next_byte = code[self._next_code(int(name_end[i]))]
+            next_byte = code[self.next_code(int(name_end[i]))]
             if not (next_byte == _OPEN_PAREN or (is_class[i] and next_byte == _COLON)):
-                raise _DeclineError
+                raise DeclineError
 
     def _block_ends(self, header_line: I64, indent: I64) -> I64:
         """Where blocks whose headers end on these lines end: each one's last statement's line, or the trailing
@@ -372,19 +245,19 @@ class _Scanner:
         statements = self.statements
         first = np.searchsorted(statements, header_line, side="right")
         if len(first) and int(first.max()) >= len(statements):
-            raise _DeclineError
+            raise DeclineError
         body_indent = self.indents[statements[first]]
         if np.any(body_indent <= indent):
-            raise _DeclineError
+            raise DeclineError
         stop_index = np.empty(len(first), dtype=np.int64)
         for level in np.unique(body_indent).tolist():
             chosen = body_indent == level
-            stop_index[chosen] = self._shallower_after(level)[first[chosen]]
+            stop_index[chosen] = self.shallower_after(level)[first[chosen]]
         inside = stop_index < len(statements)
         stop_line = np.full(len(first), self.line_count, dtype=np.int64)
         stop_line[inside] = statements[stop_index[inside]]
         if np.any(self.indents[stop_line[inside]] > indent[inside]):
-            raise _DeclineError  # a dedent to no enclosing level
+            raise DeclineError  # a dedent to no enclosing level
         end_line = self.code_lines[np.searchsorted(self.code_lines, stop_line) - 1]
         comments = self.comment_lines
         low = np.searchsorted(comments, end_line, side="right")
@@ -396,18 +269,6 @@ class _Scanner:
                     break
                 end_line[i] = comment
         return self.last_seen(end_line)
-
-    def _shallower_after(self, level: int) -> I64:
-        """For each statement (index into `statements`), the index of the next one indented less than `level`."""
-        cached = self._next_shallower.get(level)
-        if cached is None:
-            indents = self.indents[self.statements]
-            count = len(indents)
-            positions = np.where(indents < level, np.arange(count), count)
-            following = np.minimum.accumulate(positions[::-1])[::-1]  # the first at or after each index
-            cached = np.append(following[1:], count)  # strictly after
-            self._next_shallower[level] = cached
-        return cached
 
     def _decorated_starts(self, line: I64, indent: I64, node_start: I64) -> I64:
         """Each span's start: the first of the decorators directly above (comments between them are allowed)."""
@@ -443,43 +304,29 @@ class _Scanner:
             if target is None:
                 if _ATTRIBUTE_TARGET.fullmatch(code, begin, equals.start()):
                     continue
-                raise _DeclineError  # `a = b = lambda`, `if x: f = lambda`: bindings the scanner does not place
+                raise DeclineError  # `a = b = lambda`, `if x: f = lambda`: bindings the scanner does not place
             name_start, name_end = target.span(1)
             self._check_name(name_end)
             keyword_end = match.end()
-            statement_end = self._statement_end(line)
+            statement_end = self.statement_end(line)
             self._check_one_statement(begin, statement_end)
             if code.find(b"lambda", keyword_end, statement_end) >= 0:
-                raise _DeclineError  # nested lambdas: the parameters' colon need not be the first one
-            colon = self._colon(keyword_end)
+                raise DeclineError  # nested lambdas: the parameters' colon need not be the first one
+            colon = self.colon(keyword_end)
             if colon >= statement_end:
-                raise _DeclineError  # a lambda without its colon: broken code
-            if self._top_level(b",", colon, statement_end, 0):
-                raise _DeclineError  # `f = lambda: 0, 1` binds a tuple
-            body_start = self._next_code(colon + 1)
+                raise DeclineError  # a lambda without its colon: broken code
+            if self.top_level(b",", colon, statement_end, 0):
+                raise DeclineError  # `f = lambda: 0, 1` binds a tuple
+            body_start = self.next_code(colon + 1)
             rows.append(
                 _Row(_LAMBDA_PATTERN, "function", begin, statement_end, begin, name_start, name_end, begin, body_start)
             )
         return rows
 
-    def logical_of(self, line: int) -> int:
-        """The first line of the statement a physical line belongs to."""
-        while not self.logical[line]:
-            line -= 1
-        return line
-
     def _check_one_statement(self, begin: int, end: int) -> None:
         """Decline a logical line that holds more than one statement (`X = 1; Y = 2`)."""
-        if self.semicolons and self._top_level(b";", begin, end, 0):
-            raise _DeclineError
-
-    def _top_level(self, mark: bytes, begin: int, end: int, depth: int) -> bool:
-        """Whether `mark` occurs between `begin` and `end` at bracket depth `depth`."""
-        code, depths = self.code, self.depth
-        position = code.find(mark, begin, end)
-        while position >= 0 and depths[position] != depth:
-            position = code.find(mark, position + 1, end)
-        return position >= 0
+        if self.semicolons and self.top_level(b";", begin, end, 0):
+            raise DeclineError
 
     def _constants(self) -> list[_Row]:
         rows: list[_Row] = []
@@ -491,7 +338,7 @@ class _Scanner:
                 continue
             name_start, name_end = match.start(1) - 1, match.end(1) - 1
             self._check_name(name_end)
-            end = self._statement_end(line)
+            end = self.statement_end(line)
             self._check_one_statement(begin, end)
             value_from = match.end() - 1
             if match.group(2) == b":":  # an annotation, then maybe a value
@@ -511,7 +358,7 @@ class _Scanner:
     def _comprehension_body(self, value_from: int, end: int) -> int:
         """Where the body of a comprehension that is the whole value starts (tags.py reads a value's `body` field for
         the signature: `X = [c for c in y]` → `X = [`), or -1."""
-        value = self._next_code(value_from)
+        value = self.next_code(value_from)
         code = self.code
         if value >= end or code[value] not in _OPEN_SET or code[end - 1] not in _CLOSE_SET:
             return -1
@@ -521,21 +368,5 @@ class _Scanner:
             return -1  # the bracket closes before the value ends: `[a] + [b]`
         for keyword in _FOR.finditer(code, value + 1, end - 1):
             if self.depth[keyword.start()] == inner:
-                return self._next_code(value + 1)
+                return self.next_code(value + 1)
         return -1
-
-
-def _token_masks(source: bytes, size: int) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], I64]:
-    """Which bytes lie in strings and which in comments: one `split` by the token regex gives the pieces (code and
-    tokens alternating), and each piece's kind repeated over its length is the mask, without a Python step per token."""
-    pieces = _TOKENS.split(source)
-    lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
-    kinds = np.zeros(len(pieces), dtype=np.uint8)  # 0 code, 1 string, 2 comment
-    comment_starts = np.zeros(0, dtype=np.int64)
-    if len(pieces) > 1:
-        token_begins = (np.cumsum(lengths) - lengths)[1::2]
-        comment = np.frombuffer(source, dtype=np.uint8)[np.minimum(token_begins, size - 1)] == ord("#")
-        kinds[1::2] = np.where(comment, 2, 1)
-        comment_starts = token_begins[comment]
-    per_byte = np.repeat(kinds, lengths)
-    return per_byte == 1, per_byte == 2, comment_starts
