@@ -34,7 +34,7 @@ _TOKENS = re.compile(
 _ODD_INDENT = re.compile(rb"\n[ ]*[\t\f]")
 _SKIP_BLANK = re.compile(rb"(?:[ \n]|\\\n)*")  # spaces, newlines and line continuations
 
-_STRING_FILL, _SPACE, _NEWLINE = ord("x"), ord(" "), ord("\n")
+_STRING_FILL, _SPACE, _NEWLINE, _BACKSLASH = ord("x"), ord(" "), ord("\n"), ord("\\")
 _BRACKET_STEP = np.zeros(256, dtype=np.int16)
 _BRACKET_STEP[list(b"([{")] = 1
 _BRACKET_STEP[list(b")]}")] = -1
@@ -77,7 +77,7 @@ class PythonLines:
         self.line_count = len(starts)
         before = np.maximum(starts - 1, 0)  # the newline ending the line before
         continued = np.zeros(len(starts), dtype=bool)
-        continued[1:] = (newlines > 0) & (code[np.maximum(newlines - 1, 0)] == ord("\\"))
+        continued[1:] = (newlines > 0) & (code[np.maximum(newlines - 1, 0)] == _BACKSLASH)
         self.logical_lines = logical = (starts == 0) | ((depth[before] == 0) & ~string_mask[before] & ~continued)
         code_cells = (code != _SPACE) & (code != _NEWLINE)
         self.code_at = code_at = np.flatnonzero(code_cells)
@@ -136,19 +136,34 @@ class PythonLines:
             line -= 1
         return line
 
-    def colon(self, after: int, depth: int = 0) -> int:
-        """The first colon after `after` at bracket depth `depth` (a header's or a lambda's)."""
+    def find_at_depth(self, mark: bytes, begin: int, end: int | None = None, depth: int = 0) -> int:
+        """Where `mark` first occurs in the code between `begin` and `end` at bracket depth `depth`, or -1."""
         code, depths = self.code, self.depth
-        position = code.find(b":", after)
+        position = code.find(mark, begin, end)
         while position >= 0 and depths[position] != depth:
-            position = code.find(b":", position + 1)
+            position = code.find(mark, position + 1, end)
+        return position
+
+    def colon(self, after: int) -> int:
+        """The first colon after `after` outside brackets (a header's or a lambda's)."""
+        position = self.find_at_depth(b":", after)
         if position < 0:
             raise DeclineError
         return position
 
     def next_code(self, offset: int) -> int:
-        """The first code byte at or after `offset` (comments are masked to spaces)."""
+        """The first code byte at or after `offset` (comments are masked to spaces), past line continuations."""
         return _SKIP_BLANK.match(self.code, offset).end()  # type: ignore[union-attr]
+
+    def next_codes(self, offsets: I64) -> I64:
+        """`next_code` of each offset (the source's size where none follows): one search among the code bytes, and
+        `next_code` itself where that lands on a line continuation."""
+        code_at = self.code_at
+        following = np.searchsorted(code_at, offsets)
+        found = np.where(following < len(code_at), code_at[np.minimum(following, max(len(code_at) - 1, 0))], self.size)
+        for i in np.flatnonzero(self.code_array[np.minimum(found, self.size - 1)] == _BACKSLASH).tolist():
+            found[i] = self.next_code(int(offsets[i]))
+        return found
 
     def statement_end(self, line: int) -> int:
         """The byte after the last token of the statement starting on `line`."""
@@ -159,14 +174,6 @@ class PythonLines:
             if length:
                 return start + length
             last -= 1
-
-    def top_level(self, mark: bytes, begin: int, end: int, depth: int) -> bool:
-        """Whether `mark` occurs between `begin` and `end` at bracket depth `depth`."""
-        code, depths = self.code, self.depth
-        position = code.find(mark, begin, end)
-        while position >= 0 and depths[position] != depth:
-            position = code.find(mark, position + 1, end)
-        return position >= 0
 
     def shallower_after(self, level: int) -> I64:
         """For each statement (index into `statements`), the index of the next one indented less than `level`."""

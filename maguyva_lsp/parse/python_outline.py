@@ -31,7 +31,7 @@ import numpy.typing as npt
 from maguyva_lsp.model import Definition, Span
 from maguyva_lsp.parse.positions import LineIndex
 from maguyva_lsp.parse.python_lines import DeclineError, PythonLines
-from maguyva_lsp.parse.tags import SIGNATURE_ELLIPSIS, SIGNATURE_MAX_CHARS, ContainerStack, final_kind
+from maguyva_lsp.parse.tags import ContainerStack, final_kind, signature_text
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ _NON_ASCII_BINDING = re.compile(rb"[\x80-\xff][ ]*(?::[^=\n]*)?=[ ]*lambda")
 _NON_ASCII_BLOCK = re.compile(rb"(?:def|class)[ ]+[\x80-\xff]")
 
 _AT, _C = ord("@"), ord("c")
-_COLON, _BACKSLASH, _OPEN_PAREN = ord(":"), ord("\\"), ord("(")
+_COLON, _OPEN_PAREN = ord(":"), ord("(")
 _OPEN_SET, _CLOSE_SET = frozenset(b"([{"), frozenset(b")]}")
 # tags.py's pattern order in python-tags.scm: a lambda binding (pattern 2) wins over a constant (pattern 3) on one node.
 _LAMBDA_PATTERN, _CONSTANT_PATTERN = 2, 3
@@ -156,22 +156,13 @@ class _Scanner(PythonLines):
                     path,
                     Span(rows[i], cols[i], end_rows[i], end_cols[i]),
                     Span(rows[j], cols[j], end_rows[j], end_cols[j]),
-                    self._signature(sign, signed, kind_code != _CONSTANT_CODE),
+                    signature_text(source, sign, signed, has_body=kind_code != _CONSTANT_CODE, kind=kind),
                     parent,
                     "python",
                 )
             )
             containers.open(first, last, parent=parent, name=name, kind=kind, owner=i)
         return result
-
-    def _signature(self, start: int, end: int, has_body: bool) -> str:
-        end = min(end, start + SIGNATURE_MAX_CHARS * 4)
-        text = " ".join(self.source[start:end].decode("utf-8", "replace").split())
-        if has_body:  # tags.py drops Scala's `=` before a body, a no-op for Python
-            text = text.removesuffix("=").rstrip()
-        if len(text) > SIGNATURE_MAX_CHARS:
-            text = text[: SIGNATURE_MAX_CHARS - len(SIGNATURE_ELLIPSIS)].rstrip() + SIGNATURE_ELLIPSIS
-        return text
 
     def _check_name(self, name_end: int) -> None:
         if not self.ascii and _NON_ASCII_NAME_TAIL.match(self.source, name_end):
@@ -199,18 +190,14 @@ class _Scanner(PythonLines):
             for end in name_end.tolist():
                 self._check_name(end)
         node_start = line_start + indent
-        self._check_headers(name_end, self.code_array[keyword] == _C)
+        is_class = self.code_array[keyword] == _C
+        self._check_headers(name_end, is_class)
         colons = np.flatnonzero((self.code_array == _COLON) & (self.depth == 0))
         which = np.searchsorted(colons, name_end)
         if len(which) and int(which.max()) >= len(colons):
             raise DeclineError
         colon = colons[which]
-        following = np.searchsorted(self.code_at, colon + 1)
-        body_start = np.where(
-            following < len(self.code_at), self.code_at[np.minimum(following, len(self.code_at) - 1)], self.size
-        )
-        for i in np.flatnonzero(self.code_array[np.minimum(body_start, self.size - 1)] == _BACKSLASH).tolist():
-            body_start[i] = self.next_code(int(colon[i]) + 1)  # a line continuation before the body
+        body_start = self.next_codes(colon + 1)
         colon_line = np.searchsorted(self.starts, colon, side="right") - 1
         if np.any(colon_line > self.statement_last_at[line]):
             raise DeclineError  # no colon ends the header's statement: not a definition (prose, broken code)
@@ -221,22 +208,18 @@ class _Scanner(PythonLines):
         nested = ~one_line
         end[nested] = self._block_ends(colon_line[nested], indent[nested])
         start = self._decorated_starts(line, indent, node_start)
-        kind = np.where(self.code_array[keyword] == _C, _CLASS_CODE, _FUNCTION_CODE)
+        kind = np.where(is_class, _CLASS_CODE, _FUNCTION_CODE)
         return start, end, name_start, name_end, node_start, body_start, kind
 
     def _check_headers(self, name_end: I64, is_class: npt.NDArray[np.bool_]) -> None:
         """Decline unless each name is followed by what a header allows there: `(` after a function's, `(` or `:`
         after a class's (a type parameter list, `class A[T]:`, is newer than the scanner)."""
-        code_at, code = self.code_at, self.code_array
-        following = np.searchsorted(code_at, name_end)
-        if len(following) and int(following.max()) >= len(code_at):
+        following = self.next_codes(name_end)
+        if len(following) and int(following.max()) >= self.size:
             raise DeclineError
-        after = code[code_at[following]]
-        allowed = (after == _OPEN_PAREN) | (is_class & (after == _COLON))
-        for i in np.flatnonzero(~allowed).tolist():  # a line continuation before it, or no header at all
-            next_byte = code[self.next_code(int(name_end[i]))]
-            if not (next_byte == _OPEN_PAREN or (is_class[i] and next_byte == _COLON)):
-                raise DeclineError
+        after = self.code_array[following]
+        if not np.all((after == _OPEN_PAREN) | (is_class & (after == _COLON))):
+            raise DeclineError
 
     def _block_ends(self, header_line: I64, indent: I64) -> I64:
         """Where blocks whose headers end on these lines end: each one's last statement's line, or the trailing
@@ -315,7 +298,7 @@ class _Scanner(PythonLines):
             colon = self.colon(keyword_end)
             if colon >= statement_end:
                 raise DeclineError  # a lambda without its colon: broken code
-            if self.top_level(b",", colon, statement_end, 0):
+            if self.find_at_depth(b",", colon, statement_end) >= 0:
                 raise DeclineError  # `f = lambda: 0, 1` binds a tuple
             body_start = self.next_code(colon + 1)
             rows.append(
@@ -325,7 +308,7 @@ class _Scanner(PythonLines):
 
     def _check_one_statement(self, begin: int, end: int) -> None:
         """Decline a logical line that holds more than one statement (`X = 1; Y = 2`)."""
-        if self.semicolons and self.top_level(b";", begin, end, 0):
+        if self.semicolons and self.find_at_depth(b";", begin, end) >= 0:
             raise DeclineError
 
     def _constants(self) -> list[_Row]:
@@ -342,9 +325,7 @@ class _Scanner(PythonLines):
             self._check_one_statement(begin, end)
             value_from = match.end() - 1
             if match.group(2) == b":":  # an annotation, then maybe a value
-                equals = self.code.find(b"=", value_from, end)
-                while equals >= 0 and self.depth[equals] != 0:
-                    equals = self.code.find(b"=", equals + 1, end)
+                equals = self.find_at_depth(b"=", value_from, end)
                 value_from = equals + 1 if equals >= 0 else end
             signature_end = self._comprehension_body(value_from, end)
             if signature_end < 0:  # no body: the first line

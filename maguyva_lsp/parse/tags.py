@@ -402,13 +402,19 @@ def _signature(raw: _Raw, source: bytes) -> str:
     else:
         end = source.find(b"\n", raw.signature_start, raw.node.end_byte)
         end = raw.node.end_byte if end < 0 else end
-    end = min(end, raw.signature_start + SIGNATURE_MAX_CHARS * 4)  # bytes: a code point is at most 4 of them
+    return signature_text(source, raw.signature_start, end, has_body=body is not None, kind=raw.kind)
+
+
+def signature_text(source: bytes, start: int, end: int, *, has_body: bool, kind: str) -> str:
+    """A definition's header bytes as its one-line signature: whitespace collapsed, the opener of a body it does not
+    hold or the `=` before one dropped, cut at SIGNATURE_MAX_CHARS."""
+    end = min(end, start + SIGNATURE_MAX_CHARS * 4)  # bytes: a code point is at most 4 of them
     # str.split() and `\s` of a str pattern split at the same (Unicode) whitespace: this is the regex's
     # substitution of every run by one space, stripped, without the regex.
-    text = " ".join(_text(source, raw.signature_start, end).split())
-    if body is None and raw.kind != "constant":  # `type Server struct {` ends where its unfielded body opens
+    text = " ".join(_text(source, start, end).split())
+    if not has_body and kind != "constant":  # `type Server struct {` ends where its unfielded body opens
         text = text.removesuffix("{").rstrip()
-    elif body is not None:  # Scala's `def f(x: Int): Int = expr`
+    elif has_body:  # Scala's `def f(x: Int): Int = expr`
         text = text.removesuffix("=").rstrip()
     if len(text) > SIGNATURE_MAX_CHARS:
         text = text[: SIGNATURE_MAX_CHARS - len(SIGNATURE_ELLIPSIS)].rstrip() + SIGNATURE_ELLIPSIS
