@@ -410,9 +410,10 @@ class CodeGraph:
             known = state.file_count
             touched = len(records) + len(gone)
             source = self.reference_source
+            rebuilt = not known or touched > REBUILD_FRACTION * known
             if not records and not any(state.has_file(p) for p in gone):
                 snapshot = state  # prose and data only: the graph itself does not change
-            elif not known or touched > REBUILD_FRACTION * known:
+            elif rebuilt:
                 snapshot = _rebuild(state, records, gone, source)
             else:
                 snapshot = _update(state, records, gone, source)
@@ -422,7 +423,8 @@ class CodeGraph:
                     self._view = (state.with_others(others), scores)
                 return
             snapshot = snapshot.with_others(others)
-            self._view = (snapshot, compute_centrality(snapshot))
+            # An update's edge count is left to `stats`, which counts it when asked (once per state).
+            self._view = (snapshot, compute_centrality(snapshot, count_pairs=rebuilt))
 
     def apply_in_workers(
         self,
@@ -528,7 +530,7 @@ class CodeGraph:
         state, scores = self.view()
         if scores.pair_total >= 0:  # computed with the scores of this state
             edges = scores.pair_total
-        else:  # scores from an older container: counted once per state
+        else:  # scores of an incremental update, or from an older container: counted once per state
             counted = self._edge_count
             if counted is None or counted[0] is not state:
                 counted = self._edge_count = (state, live_uses(state).distinct_pairs(state.slot_count))

@@ -153,7 +153,7 @@ class SegmentSet:
         if where is None:
             where = {}
             for position, segment in enumerate(self.segments):
-                paths = segment.core.paths
+                paths = segment.core.paths.to_list()  # one pass: path by path took 50 ms for 11,620 paths
                 for local in np.flatnonzero(segment.alive).tolist():
                     where[paths[local]] = (position, local)
             self.cache["where"] = where

@@ -88,6 +88,41 @@ def test_the_search_cache_stays_within_its_budget_least_recent_out() -> None:
     assert cache.size == 0 and cache.get((1, 0, 0)) is None
 
 
+def test_a_scan_larger_than_the_cache_still_hits_what_it_keeps() -> None:
+    # A broad literal reads the same files in the same order query after query. Plain LRU would evict each just
+    # before its next read (no hit ever once they exceed the budget); the full cache's least-recent insertion keeps
+    # most of what it held and lets the overflow pass through one slot.
+    cache = text_column._Cache(budget=1000)
+    files = [(1, local, 0) for local in range(200)]  # 2,000 bytes: twice the budget
+    hits = []
+    for _ in range(5):
+        found = 0
+        for key in files:
+            if cache.get(key) is not None:
+                found += 1
+            else:
+                cache.put(key, b"x" * 10)
+        hits.append(found)
+        assert cache.size <= 1000
+    assert hits[0] == 0
+    assert min(hits[1:]) >= 90  # of the 100 files that fit; LRU: 0
+
+
+def test_a_full_cache_still_takes_in_what_searches_read_now() -> None:
+    # One new file in _FULL_MRU_EVERY goes in as most recent: a cache filled by old reads turns over to a new set of
+    # files read again and again (a new question), instead of keeping the old set for ever.
+    cache = text_column._Cache(budget=1000)
+    for local in range(100):
+        cache.put((1, local, 0), b"o" * 10)
+    new = [(2, local, 0) for local in range(50)]
+    for _ in range(200):
+        for key in new:
+            if cache.get(key) is None:
+                cache.put(key, b"n" * 10)
+    assert all(cache.get(key) is not None for key in new)
+    assert cache.size <= 1000
+
+
 def test_a_column_nobody_holds_leaves_the_cache() -> None:
     arrays = text_arrays([b"x" * 100, b"y" * 100])
     column = TextColumn(arrays["textz"], arrays["file.textz"], arrays["file.text"])
