@@ -77,17 +77,9 @@ def random_retriever(tmp_path_factory: pytest.TempPathFactory) -> TextRetriever:
 
 @pytest.mark.parametrize("needle", ["token", "Token", "self.", "tok", "x", "def token", "é", "ſelf", "_token"])
 @pytest.mark.parametrize("case_sensitive", [True, False])
-@pytest.mark.parametrize("folded_head", [text_match.FOLDED_HEAD_BYTES, 5])
 def test_bounded_literal_equals_the_top_of_full_verification(
-    random_retriever: TextRetriever,
-    needle: str,
-    case_sensitive: bool,
-    folded_head: int,
-    monkeypatch: pytest.MonkeyPatch,
+    random_retriever: TextRetriever, needle: str, case_sensitive: bool
 ) -> None:
-    """(With a head of 5 bytes, a case-insensitive search looks for a first match in a lower-cased copy of nearly every
-    file, straddling the head's end.)"""
-    monkeypatch.setattr(text_match, "FOLDED_HEAD_BYTES", folded_head)
     full = random_retriever.find_literal(needle, case_sensitive=case_sensitive, limit=ALL)
     for limit in LIMITS:
         bounded = random_retriever.find_literal(needle, case_sensitive=case_sensitive, limit=limit)
