@@ -8,8 +8,9 @@ are one numpy pass over its bytes, made when a hit or a chunk needs them (they w
 Exact search reads a candidate's bytes again and again (a common literal reads some 600 files per query), so it asks
 `TextColumn.cached`: decompressed files are kept in one process-wide cache bounded in bytes (`TEXT_CACHE_BYTES`,
 least recently read evicted). Nothing else fills it (building parts, the embedding lane, chunk texts decode and let
-go), so what it holds is what searches read. A cached file is a `bytes` object searched in place with no further copy
-(the mapped raw text needed one memcpy per read before).
+go), so what it holds is what searches read: the files' texts, and for case-insensitive literals and regexes their
+lower-cased copies. A cached file is a `bytes` object searched in place with no further copy (the mapped raw text
+needed one memcpy per read before).
 
 A broad literal reads its candidates in one fixed order, query after query: when they hold more than the budget, plain
 LRU evicts every file just before it is read again and no read ever hits (stdlib x5, 186 MB of text, 64 MB budget:

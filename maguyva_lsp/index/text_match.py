@@ -190,7 +190,7 @@ class LiteralMatcher:
         if self.case_sensitive:
             return _found_all(view.data(), self._data)
         if self._ascii and not self._folds(view):  # bytes.find in the kept lower-cased copy: 5x the regex's folding
-            return _found_all(view.lowered_kept(), self._lowered)
+            return _found_all(view.lowered(), self._lowered)
         return _in_text(self._folded, view)
 
     def count(self, view: FileView, cap: int | None, deadline: Deadline) -> int:
@@ -205,7 +205,7 @@ class LiteralMatcher:
         # ASCII case folding of the bytes, in the lower-cased copy the text cache keeps beside the text: bytes.find
         # at memory speed from the second search on (the regex engine folds case at ~0.2 GB/s: a broad literal
         # ignoring case read its ~600 stdlib files at 70 ms a query, against 20 ms for the exact case).
-        return _count_found(view.lowered_kept(), self._lowered, cap)
+        return _count_found(view.lowered(), self._lowered, cap)
 
     def better(self, view: FileView, span: Span) -> bool:
         return self._edges.whole_in(view, *span)
@@ -228,7 +228,7 @@ class LiteralMatcher:
         its folded copy, any other in its lower-cased copy, kept in the text cache), until the total passes `stop`."""
         total = 0
         for view in views:
-            haystack = view.folded() if self._folds(view) else view.lowered_kept()
+            haystack = view.folded() if self._folds(view) else view.lowered()
             total += haystack.count(self._lowered)
             if total > stop:
                 break
@@ -386,7 +386,7 @@ class RegexMatcher:
         rarest, *others = self._required
         # Trigrams are of lower-cased bytes, case-sensitive or not (index/trigram.py); the copy is kept in the text
         # cache: a broad pattern reads the same files query after query.
-        haystack = view.lowered_kept()
+        haystack = view.lowered()
         pos, number = 0, 0
         while True:
             found = haystack.find(rarest, pos)

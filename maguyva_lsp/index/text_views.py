@@ -159,14 +159,9 @@ class FileView:
         return self._data
 
     def lowered(self) -> bytes:
-        """The file's bytes with ASCII letters lower-cased (same length, same offsets), made once."""
-        if self._lowered is None:
-            self._lowered = self.data().lower()
-        return self._lowered
-
-    def lowered_kept(self) -> bytes:
-        """`lowered`, kept in the process-wide cache beside the text (a rare literal ignoring case lower-cases the
-        same few files query after query; a scan of many files asks `lowered`, which is not kept)."""
+        """The file's bytes with ASCII letters lower-cased (same length, same offsets), kept in the process-wide cache
+        beside the text: case-insensitive literals and regexes (whose trigrams are of lower-cased bytes) read the same
+        files query after query."""
         if self._lowered is None:
             kept = self.core.search_derived(self.local, LOWERED, bytes.lower)
             assert isinstance(kept, bytes)
