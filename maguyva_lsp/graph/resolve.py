@@ -214,6 +214,28 @@ def receiver_shape(receiver: str) -> Receiver:
     )
 
 
+def nearest_files(files: list[str], importer: str) -> list[str]:
+    """Of several files that answer to one module name, those whose folder shares the most leading folders with the
+    importing file's. A workspace that holds several projects with the same package names (services of a monorepo
+    each with its `app` package, vendored or copied trees) imports its own: Python puts the running project's root
+    on sys.path, Node and C look beside the importer first. A tie keeps them all (the import stays ambiguous)."""
+    if len(files) < 2:
+        return files
+    here = importer.split("/")[:-1]
+
+    def shared(path: str) -> int:
+        count = 0
+        for mine, theirs in zip(here, path.split("/")[:-1], strict=False):
+            if mine != theirs:
+                break
+            count += 1
+        return count
+
+    depths = [shared(f) for f in files]
+    best = max(depths)
+    return [f for f, depth in zip(files, depths, strict=True) if depth == best]
+
+
 def _sure(node_id: str, resolution: Resolution) -> Target:
     return Target(node_id, resolution, RESOLUTION_WEIGHTS[resolution])
 
@@ -298,7 +320,7 @@ class _Resolver:
             deps.add(("m", key))
             files = self.index.modules.files(key)
             if files:
-                return sorted(files)
+                return nearest_files(sorted(files), self.record.path)
         return []
 
     def _from_import(self, binding: ImportBinding) -> list[str]:

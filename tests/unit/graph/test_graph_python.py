@@ -221,3 +221,28 @@ def test_class_attribute_access_resolves_through_the_class(tmp_path: Path) -> No
     calls = resolved(graph)
     assert ("use.py::load", "conf.py::Config.parse") in calls
     assert ("conf.py::Config.parse", "conf.py::Config.check") in calls
+
+
+def test_a_workspace_of_projects_with_one_package_name_imports_each_its_own(tmp_path: Path) -> None:
+    """Two services of a monorepo, each with its `app` package: an import resolves to the copy nearest the importer
+    (Python puts the running project's root on sys.path), not to an ambiguous pair. An importer as near to both
+    keeps both, ambiguous."""
+    service = {
+        "app/__init__.py": "",
+        "app/models.py": "def load(key):\n    return key\n",
+        "app/views.py": "from app.models import load\n\ndef show(key):\n    return load(key)\n",
+        "tests/test_views.py": "import app.models\n\ndef test_load():\n    assert app.models.load(1) == 1\n",
+    }
+    files = {f"services/{name}/{path}": text for name in ("billing", "search") for path, text in service.items()}
+    files["tools/check.py"] = "from app.models import load\n\ndef check():\n    return load(0)\n"
+    graph = build_graph(tmp_path, files)
+    calls = resolved(graph)
+    for name, other in (("billing", "search"), ("search", "billing")):
+        mine, theirs = f"services/{name}/app/models.py::load", f"services/{other}/app/models.py::load"
+        assert (f"services/{name}/app/views.py::show", mine) in calls
+        assert (f"services/{name}/app/views.py::show", theirs) not in calls
+        assert (f"services/{name}/tests/test_views.py::test_load", mine) in calls
+        assert (f"services/{name}/tests/test_views.py::test_load", theirs) not in calls
+    ambiguous = {e for e in edges(graph) if e[0] == "tools/check.py::check"}
+    assert {e[1] for e in ambiguous} == {f"services/{n}/app/models.py::load" for n in ("billing", "search")}
+    assert {e[3] for e in ambiguous if e[2] == "calls"} == {"ambiguous"}
