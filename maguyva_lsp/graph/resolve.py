@@ -37,7 +37,7 @@ from maguyva_lsp.graph.model import (
     module_id,
     symbol_id,
 )
-from maguyva_lsp.graph.modules import ModuleKey, import_keys, submodule_spec
+from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleKey, import_keys, submodule_spec
 from maguyva_lsp.graph.records import DepKey, FileRecord, ImportBinding
 from maguyva_lsp.model import Reference
 from maguyva_lsp.parse.ref_query import split_receiver
@@ -215,10 +215,11 @@ def receiver_shape(receiver: str) -> Receiver:
 
 
 def nearest_files(files: list[str], importer: str) -> list[str]:
-    """Of several files that answer to one module name, those whose folder shares the most leading folders with the
-    importing file's. A workspace that holds several projects with the same package names (services of a monorepo
-    each with its `app` package, vendored or copied trees) imports its own: Python puts the running project's root
-    on sys.path, Node and C look beside the importer first. A tie keeps them all (the import stays ambiguous)."""
+    """Of several files that answer to one module name (a system where a module is one file), those whose folder
+    shares the most leading folders with the importing file's. A workspace that holds several projects with the same
+    package names (services of a monorepo each with its `app` package, vendored or copied trees) imports its own:
+    Python puts the running project's root on sys.path, Node and C look beside the importer first. A tie keeps them
+    all (the import stays ambiguous)."""
     if len(files) < 2:
         return files
     here = importer.split("/")[:-1]
@@ -320,7 +321,9 @@ class _Resolver:
             deps.add(("m", key))
             files = self.index.modules.files(key)
             if files:
-                return nearest_files(sorted(files), self.record.path)
+                # A package system's module is a folder's files, and one package may span folders (a JVM package
+                # in src/main and src/test): those are all of it, not copies to choose from.
+                return sorted(files) if system in PACKAGE_SYSTEMS else nearest_files(sorted(files), self.record.path)
         return []
 
     def _from_import(self, binding: ImportBinding) -> list[str]:

@@ -149,6 +149,33 @@ def test_java_packages_imports_and_inheritance(tmp_path: Path) -> None:
     assert (f"{square}::Square", f"{base}::Base") in resolved(graph, "inherits")
 
 
+def test_a_java_package_split_across_source_sets_is_one_package(tmp_path: Path) -> None:
+    """A package's classes live in src/main and src/test alike: a test's import finds the main class even when the
+    test tree has folders of that package too (one module name, several folders, is not several copies there)."""
+    graph = build_graph(
+        tmp_path,
+        {
+            "src/main/java/com/acme/util/Strings.java": """
+                package com.acme.util;
+                public class Strings { public static String trim(String s) { return s.trim(); } }
+                """,
+            "src/test/java/com/acme/util/Fixtures.java": """
+                package com.acme.util;
+                public class Fixtures { public static String text() { return " x "; } }
+                """,
+            "src/test/java/com/acme/util/StringsTest.java": """
+                package com.acme.util;
+                import com.acme.util.Strings;
+                public class StringsTest { void trims() { Strings.trim(Fixtures.text()); } }
+                """,
+        },
+    )
+    calls = resolved(graph)
+    test = "src/test/java/com/acme/util/StringsTest.java::StringsTest.trims"
+    assert (test, "src/main/java/com/acme/util/Strings.java::Strings.trim") in calls
+    assert (test, "src/test/java/com/acme/util/Fixtures.java::Fixtures.text") in calls
+
+
 def test_rust_use_impl_trait_and_self(tmp_path: Path) -> None:
     graph = build_graph(
         tmp_path,
