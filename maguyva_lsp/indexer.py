@@ -11,13 +11,13 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from maguyva_lsp import worker_pool
 from maguyva_lsp.config import DEFAULT_MAX_FILE_SIZE
 from maguyva_lsp.embed.base import TextStyle
 from maguyva_lsp.embed.text import document_text
@@ -30,7 +30,7 @@ from maguyva_lsp.parse.languages import language_for_path
 from maguyva_lsp.scan.generated import looks_generated
 from maguyva_lsp.scan.read import read_source
 from maguyva_lsp.scan.skips import Skip, SkipReason
-from maguyva_lsp.worker_lifeline import watch_parent
+from maguyva_lsp.worker_pool import worker_count
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -50,7 +50,6 @@ INDEX_SCHEMA = f"{ANALYZER_VERSION}.{CORE_VERSION}"
 PARALLEL_MIN_FILES = 200
 # Files handed to a worker at once: large enough to amortise pickling, small enough to report progress smoothly.
 WORKER_BATCH_FILES = 32
-MAX_AUTO_WORKERS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,13 +158,6 @@ def _segment_job(
     skipped = tuple(r for r in results if isinstance(r, Skipped))
     built = build_segment(analyses, parts, target) if analyses else None
     return SegmentJobResult(built, tuple(analyses) if keep_analyses else (), skipped)
-
-
-def worker_count(configured: int) -> int:
-    """Workers for a cold index: the setting, or one per core (at most MAX_AUTO_WORKERS)."""
-    if configured > 0:
-        return configured
-    return max(1, min(os.cpu_count() or 1, MAX_AUTO_WORKERS))
 
 
 class Analyzer:
@@ -311,17 +303,8 @@ class Analyzer:
     def _using(self) -> Iterator[Executor]:
         """The pool (started if needed), counted as in use until the block ends."""
         with self._lock:
-            if self._pool is None:
-                import multiprocessing
-                from concurrent.futures import ProcessPoolExecutor
-
-                # spawn, not fork: the server process has threads (event loop, watchers) that fork would copy
-                # mid-state.
-                context = multiprocessing.get_context("spawn")
-                # Workers whose owner dies without shutting the pool down (SIGKILL, OOM) exit instead of sleeping on.
-                self._pool = ProcessPoolExecutor(
-                    max_workers=self.workers, mp_context=context, initializer=watch_parent, initargs=(os.getpid(),)
-                )
+            if self._pool is None:  # the workers the server started ahead of need, else new ones
+                self._pool = worker_pool.take(self.workers) or worker_pool.new_pool(self.workers)
             self._users += 1
             pool = self._pool
         try:

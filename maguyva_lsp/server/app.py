@@ -24,7 +24,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
-from maguyva_lsp import __version__
+from maguyva_lsp import __version__, worker_pool
 from maguyva_lsp.api import ColumnCodec, InvalidRequestError, ReindexAnswer, Request, UnavailableError
 from maguyva_lsp.api.requests import path_of_uri
 from maguyva_lsp.config import Settings, settings_from_mapping
@@ -194,7 +194,10 @@ class MaguyvaServer(LanguageServer):
             return
         for message in engine.messages:
             self.show(message, types.MessageType.Info)
-        self._index(engine, f"Indexing {root.name}")
+        try:
+            self._index(engine, f"Indexing {root.name}")
+        finally:
+            worker_pool.discard()  # the workers started ahead of need, if this index did not take them
 
         def on_batch(paths: list[str]) -> None:
             self.on_writer(self.update_files, engine, paths)
@@ -250,6 +253,7 @@ class MaguyvaServer(LanguageServer):
             return None
 
     def shutdown_all(self) -> None:
+        worker_pool.discard()
         failure_log().forget(self._tell_failure)
         self.stop_watchers()
         self.writer.shutdown(wait=False, cancel_futures=True)
