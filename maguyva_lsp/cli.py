@@ -124,12 +124,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Warnings are the user's notices (fallbacks, a rebuilt store): said plainly unless more detail was asked for.
     form = "maguyva: %(message)s" if not args.verbose else "%(levelname)s %(name)s: %(message)s"
     logging.basicConfig(level=level, stream=sys.stderr, format=form)
-    if args.command == "serve":
+    if args.command in ("serve", "mcp"):
         from maguyva_lsp import worker_pool
 
-        # The cold build's workers start while the LSP libraries import (worker_pool.py says why); the settings
-        # are not known yet, so as many as the default wants: a folder that wants another count starts its own.
+        # The cold build's workers start while the LSP or MCP libraries import (worker_pool.py says why); the
+        # settings are not known yet, so as many as the default wants: a folder that wants another count starts its
+        # own.
         worker_pool.prestart(worker_pool.worker_count(0))
+    if args.command == "serve":
         from maguyva_lsp.server.main import run_server
 
         run_server(tcp=args.tcp, host=args.host, port=args.port)

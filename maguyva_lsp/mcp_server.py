@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp_types as types
 
-from maguyva_lsp import __version__
+from maguyva_lsp import __version__, worker_pool
 from maguyva_lsp.api import (
     DefinitionRequest,
     ImpactRequest,
@@ -155,10 +155,12 @@ class McpSession:
                 for message in engine.messages:
                     log.info("%s", message)
                 engine.index(self._on_progress, wait_for_embeddings=False)
+                worker_pool.discard()  # the workers started ahead of need, if this index did not take them
                 watcher = FolderWatcher(engine.root, self._watch_callback(engine))
                 if watcher.start():
                     self.watchers.append(watcher)
         finally:
+            worker_pool.discard()
             self.indexed.set()
 
     def _watch_callback(self, engine: Engine) -> Callable[[list[str]], None]:

@@ -3,8 +3,9 @@
 A cold build's workers are spawned Pythons that each import the analysis before their first job (~0.35 s). The
 language server spends its first second importing pygls and lsprotocol (lsprotocol.types alone: 0.45 s) on one core
 while the other idles, and only then learns which folder to index: `prestart` spawns the workers before that import,
-so that their start overlaps it. The first pool the indexer makes takes them (`take`) when it wants as many; a folder
-opened without needing a pool (a warm start, nothing changed) lets them go (`discard`), as does a shutdown.
+so that their start overlaps it (the MCP server likewise, importing the MCP SDK). The first pool the indexer makes
+takes them (`take`) when it wants as many; a folder opened without needing a pool (a warm start, nothing changed)
+lets them go (`discard`), as does a shutdown.
 
 Kept free of the analysis's imports: the server calls `prestart` before it has imported anything heavy."""
 
