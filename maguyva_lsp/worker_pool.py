@@ -64,9 +64,9 @@ def new_pool(workers: int) -> ProcessPoolExecutor:
 
 
 def _warm_up() -> int:
-    """Run in each prestarted worker: import what a segment job imports, so the first job starts at once."""
+    """Run in each prestarted worker: import the analysis and the segment build (what a segment job spends its
+    imports on; the job's own module, which imports this one, follows with the first job)."""
     import maguyva_lsp.index.segment_build
-    import maguyva_lsp.indexer
     import maguyva_lsp.parse.analyze  # noqa: F401
 
     return os.getpid()
