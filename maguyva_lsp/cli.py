@@ -132,9 +132,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # own.
         worker_pool.prestart(worker_pool.worker_count(0))
     if args.command == "serve":
+        early = stdin = None
+        if not args.tcp:
+            from maguyva_lsp.server.early_open import EarlyOpen
+            from maguyva_lsp.server.framing import own_stdin
+
+            # The client's initialize is read now and its folder's index started, before pygls imports.
+            stdin = own_stdin()
+            early = EarlyOpen.read_from(stdin)
         from maguyva_lsp.server.main import run_server
 
-        run_server(tcp=args.tcp, host=args.host, port=args.port)
+        run_server(tcp=args.tcp, host=args.host, port=args.port, early=early, stdin=stdin)
         return EXIT_OK
     if args.command == "mcp":
         from maguyva_lsp.mcp_server import run_mcp

@@ -108,6 +108,17 @@ def settings_from_mapping(raw: Mapping[str, Any] | None, base: Settings | None =
     return settings.replace(**changes), problems
 
 
+def client_settings(raw: Any, base: Settings) -> tuple[Settings, list[str]]:
+    """Settings as a client sends them (initializationOptions, didChangeConfiguration): nested under "maguyva" or
+    flat, over `base`; one message per rejected value."""
+    if isinstance(raw, dict) and isinstance(raw.get("maguyva"), dict):
+        raw = raw["maguyva"]
+    settings, problems = settings_from_mapping(raw if isinstance(raw, dict) else None, base=base)
+    if raw is not None and not isinstance(raw, dict):
+        problems.append(f"settings must be an object, got {type(raw).__name__}")
+    return settings, problems
+
+
 _UNKNOWN = object()
 
 

@@ -21,7 +21,7 @@ from maguyva_lsp.index.graph_inputs import reference_source
 from maguyva_lsp.index.segment_set import Segments
 from maguyva_lsp.index.symbol_part import SymbolPart
 from maguyva_lsp.index.text_part import TextPart
-from maguyva_lsp.indexer import INDEX_SCHEMA, Analyzer
+from maguyva_lsp.indexer import INDEX_SCHEMA, Analyzer, IndexClosedError
 from maguyva_lsp.indexing import IndexCounters, IndexProgress, IndexWriter, ProgressCallback
 from maguyva_lsp.model import ChangeBatch, Definition, FileAnalysis, Modality, PathClass, Span
 from maguyva_lsp.navigation import Navigator
@@ -181,7 +181,11 @@ class Engine:
         first = not self._writer.indexed_once
         # A process that answers while it indexes (the server: it does not wait for the embeddings) builds a cold
         # index in two passes: text and definitions searchable first, the references after (indexing.py).
-        counters = self._writer.index(progress, verify_vectors=not one_shot, two_pass=not wait_for_embeddings)
+        try:
+            counters = self._writer.index(progress, verify_vectors=not one_shot, two_pass=not wait_for_embeddings)
+        except IndexClosedError:  # closed while it ran (the server is leaving): the store keeps what was committed
+            log.info("indexing %s stopped: the folder was closed", self.root)
+            return self.counters
         if first and not one_shot:
             # A long-lived process loads the embedding model in the background: its first question does not wait.
             self._semantic_lane.submit_background(self.semantic.warm_up)

@@ -125,6 +125,11 @@ def _analyze_batch(
     ]
 
 
+class IndexClosedError(Exception):
+    """The analyzer was closed (its engine is closing) while a run used it: the run stops where it stands, and the
+    store keeps what it committed (a cold build's pending segments are completed by the next writer)."""
+
+
 @dataclass(frozen=True, slots=True)
 class SegmentJobResult:
     """What a segment job gives back: the segment it built (None when every file was skipped), the analyses when the
@@ -180,6 +185,7 @@ class Analyzer:
         self._pool: Executor | None = None
         self._lock = threading.Lock()  # the pool's start, use count and shutdown
         self._users = 0  # calls using the pool now (a release waits for none)
+        self.closed = False  # closed for good: no pool starts again, and a failed job is not done here instead
 
     def analyze(
         self, files: Sequence[SourceFile], on_done: Callable[[int], None] | None = None
@@ -207,6 +213,7 @@ class Analyzer:
                 try:
                     batch = future.result()
                 except Exception as exc:  # a worker died (e.g. killed): fall back to analysing inline
+                    self._raise_if_closed(exc)
                     log.warning("analysis worker failed (%s): analysing its files in-process", exc)
                     index = futures.index(future)
                     part = files[index * WORKER_BATCH_FILES : (index + 1) * WORKER_BATCH_FILES]
@@ -253,6 +260,7 @@ class Analyzer:
         try:
             futures = [pool.submit(job, group, target=target) for group, target in zip(groups, targets, strict=True)]
         except Exception as exc:  # the pool is broken (a worker was killed earlier): every group in-process
+            self._raise_if_closed(exc)
             log.warning("segment workers unavailable (%s): building the segments in-process", exc)
             for group, target in zip(groups, targets, strict=True):
                 yield job(group, target=target)
@@ -262,6 +270,7 @@ class Analyzer:
                 try:
                     result = future.result()
                 except Exception as exc:  # a worker died (e.g. killed): fall back to building inline
+                    self._raise_if_closed(exc)
                     log.warning("segment worker failed (%s): building its segment in-process", exc)
                     result = job(groups[index], target=targets[index])
                 yield result
@@ -303,6 +312,8 @@ class Analyzer:
     def _using(self) -> Iterator[Executor]:
         """The pool (started if needed), counted as in use until the block ends."""
         with self._lock:
+            if self.closed:
+                raise IndexClosedError("the analyzer is closed")
             if self._pool is None:  # the workers the server started ahead of need, else new ones
                 self._pool = worker_pool.take(self.workers) or worker_pool.new_pool(self.workers)
             self._users += 1
@@ -329,7 +340,15 @@ class Analyzer:
         return True
 
     def close(self) -> None:
+        """For good: queued jobs are cancelled, running ones end in their workers, and the run using the pool stops
+        (IndexClosedError) instead of doing their work here."""
         with self._lock:
+            self.closed = True
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+
+    def _raise_if_closed(self, failure: BaseException) -> None:
+        """A job failed because the pool was closed under it: stop the run, do not redo the job here."""
+        if self.closed:
+            raise IndexClosedError("the analyzer was closed during the run") from failure

@@ -30,7 +30,7 @@ from maguyva_lsp.index.graph_inputs import graph_inputs, stored_graph_files
 from maguyva_lsp.index.segment_build import merge_segments
 from maguyva_lsp.index.segment_set import MAX_SEGMENTS, MergePlan, Segments, StoredFile
 from maguyva_lsp.index.text_part import TEXT_PART
-from maguyva_lsp.indexer import Analyzer, Skipped, read_and_analyze
+from maguyva_lsp.indexer import Analyzer, IndexClosedError, Skipped, read_and_analyze
 from maguyva_lsp.model import ChangeBatch, FileAnalysis, Modality, SourceFile
 from maguyva_lsp.retrieve.base import Retriever
 from maguyva_lsp.retrieve.semantic import SemanticRetriever
@@ -414,6 +414,8 @@ class IndexWriter:
                     given = [GraphInput.of(a) for a in batch.updated]
                     if not self._apply_in_workers(retriever, indexed, given, batch.removed):
                         apply_inputs([*given, *graph_inputs(self.segments.current, indexed)], batch.removed)
+                except IndexClosedError:
+                    raise
                 except Exception:  # as in _feed: its status says why, the others go on
                     log.exception("the %s retriever failed to apply a batch", retriever.name, extra=BACKGROUND)
                 return
@@ -635,7 +637,11 @@ class IndexWriter:
             return
         try:
             built = self._analyzer.merge(data_dir, sources, self.segments.parts, target)
+        except IndexClosedError:
+            raise
         except Exception:  # a worker died, or the store could not be written: merged here, kept in memory
+            if self._analyzer.closed:
+                raise IndexClosedError("the analyzer was closed during the run") from None
             log.warning("merging the completed segments failed: merging them in memory", exc_info=True)
             self.segments.release(target)
             try:

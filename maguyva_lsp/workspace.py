@@ -84,13 +84,15 @@ class WorkspaceSet:
                 preset=settings.preset, limit=settings.limit, log_level=settings.log_level
             )
 
-    def add(self, root: Path) -> Engine | None:
-        """Open an engine for a root (not yet indexed); None when that root is already open."""
+    def add(self, root: Path, engine: Engine | None = None) -> Engine | None:
+        """Open an engine for a root (not yet indexed), or take one opened for it already; None when that root is
+        already open."""
         resolved = root.resolve()
         with self._lock:
             if resolved in self._engines:
                 return None
-        engine = Engine(resolved, self.settings, persist=self.persist)
+        if engine is None:
+            engine = Engine(resolved, self.settings, persist=self.persist)
         with self._lock:
             self._engines[resolved] = engine
         return engine

@@ -27,10 +27,11 @@ from pygls.lsp.server import LanguageServer
 from maguyva_lsp import __version__, worker_pool
 from maguyva_lsp.api import ColumnCodec, InvalidRequestError, ReindexAnswer, Request, UnavailableError
 from maguyva_lsp.api.requests import path_of_uri
-from maguyva_lsp.config import Settings, settings_from_mapping
+from maguyva_lsp.config import Settings, client_settings
 from maguyva_lsp.engine import Engine, IndexProgress
 from maguyva_lsp.failures import BACKGROUND, Failure, failure_log
 from maguyva_lsp.server.convert import plain
+from maguyva_lsp.server.early_open import EarlyOpen, EarlyRun
 from maguyva_lsp.server.logs import install_client_logging
 from maguyva_lsp.server.protocol import REQUEST_FAILED, MaguyvaProtocol
 from maguyva_lsp.server.stdio import MessageWriter, StdinMessages, serve_messages
@@ -55,8 +56,9 @@ REBUILD_SETTINGS: tuple[str, ...] = (
 class MaguyvaServer(LanguageServer):
     """Maguyva's language server state: settings, engines per workspace folder, workers and watchers."""
 
-    def __init__(self) -> None:
+    def __init__(self, early: EarlyOpen | None = None) -> None:
         super().__init__("maguyva-lsp", __version__, protocol_cls=MaguyvaProtocol)
+        self.early = early  # the first folder, opened while pygls imported (server/early_open.py)
         self.settings = Settings()
         self.workspaces = WorkspaceSet(self.settings)
         self.queries = ThreadPoolExecutor(max_workers=QUERY_THREADS, thread_name_prefix="maguyva-query")
@@ -77,7 +79,8 @@ class MaguyvaServer(LanguageServer):
         self.protocol.set_writer(MessageWriter(stdout or sys.stdout.buffer))
 
         async def serve() -> None:
-            messages = StdinMessages(stdin or sys.stdin.buffer, asyncio.get_running_loop())
+            read = self.early.read if self.early is not None else (None, True)
+            messages = StdinMessages(stdin or sys.stdin.buffer, asyncio.get_running_loop(), read)
             await serve_messages(messages, self.protocol, stop, self.report_server_error)
 
         try:
@@ -124,11 +127,7 @@ class MaguyvaServer(LanguageServer):
 
     def apply_settings(self, raw: Any) -> list[str]:
         """Take new settings (nested under "maguyva" or flat); returns problems, rebuilds engines when needed."""
-        if isinstance(raw, dict) and isinstance(raw.get("maguyva"), dict):
-            raw = raw["maguyva"]
-        new, problems = settings_from_mapping(raw if isinstance(raw, dict) else None, base=self.settings)
-        if raw is not None and not isinstance(raw, dict):
-            problems.append(f"settings must be an object, got {type(raw).__name__}")
+        new, problems = client_settings(raw, self.settings)
         old = self.settings
         self.settings = new
         self._log_handler.set_level(new.log_level)
@@ -189,15 +188,18 @@ class MaguyvaServer(LanguageServer):
         if not root.is_dir():
             self.show(f"workspace folder {root} does not exist; not indexed")
             return
-        engine = self.workspaces.add(root)
+        early = self.early.take(root, self.settings) if self.early is not None else None
+        engine = self.workspaces.add(root, early.engine if early is not None else None)
         if engine is None:
             return
         for message in engine.messages:
             self.show(message, types.MessageType.Info)
         try:
-            self._index(engine, f"Indexing {root.name}")
+            self._index(engine, f"Indexing {root.name}", early)
         finally:
             worker_pool.discard()  # the workers started ahead of need, if this index did not take them
+        if engine.closed:  # the server shut down while it indexed
+            return
 
         def on_batch(paths: list[str]) -> None:
             self.on_writer(self.update_files, engine, paths)
@@ -228,14 +230,21 @@ class MaguyvaServer(LanguageServer):
         self.on_writer(run)
         return ReindexAnswer(len(engines))
 
-    def _index(self, engine: Engine, title: str) -> None:
+    def _index(self, engine: Engine, title: str, early: EarlyRun | None = None) -> None:
+        """Index a folder with progress; `early`: its index already runs (server/early_open.py), and is followed."""
         token = str(uuid.uuid4())
         progress = _ProgressForwarder(self, token, title) if self.supports_progress else None
         try:
-            engine.index(progress.report if progress else None, wait_for_embeddings=False)
+            if early is not None:
+                early.follow(progress.report if progress else None)
+                early.wait()
+            else:
+                engine.index(progress.report if progress else None, wait_for_embeddings=False)
         finally:
             if progress is not None:
                 progress.end(f"{engine.file_count} files indexed")
+        if engine.closed:  # stopped by a shutdown
+            return
         log.info("indexed %s: %s", engine.root, engine.counters)
         warning = engine.skip_warning()  # one message per indexing run, never one per file
         if warning is not None:
@@ -253,6 +262,8 @@ class MaguyvaServer(LanguageServer):
             return None
 
     def shutdown_all(self) -> None:
+        if self.early is not None:
+            self.early.close()
         worker_pool.discard()
         failure_log().forget(self._tell_failure)
         self.stop_watchers()

@@ -53,6 +53,8 @@ def register(server: MaguyvaServer) -> None:
         roots = [Path(path_of_uri(f.uri)) for f in ls.workspace.folders.values()]
         if not roots and ls.workspace.root_uri:
             roots = [Path(path_of_uri(ls.workspace.root_uri))]
+        if ls.early is not None:
+            ls.early.keep_only(roots)
         for root in roots:
             ls.schedule_open(root)
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from lsprotocol import types
+
+from maguyva_lsp.server.stderr_log import log_package_to_stderr
 
 
 class LogClient(Protocol):
@@ -54,14 +55,7 @@ class ClientLogHandler(logging.Handler):
 def install_client_logging(server: LogClient) -> ClientLogHandler:
     """Route the `maguyva_lsp` loggers to stderr and the client. pygls itself logs whole messages (settings with
     the Voyage key among them) at INFO and DEBUG, so its loggers are held at WARNING and never sent to the client."""
-    package = logging.getLogger("maguyva_lsp")
-    package.setLevel(logging.INFO)
-    package.propagate = False
-    for handler in list(package.handlers):
-        package.removeHandler(handler)
-    stderr = logging.StreamHandler(sys.stderr)
-    stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    package.addHandler(stderr)
+    package = log_package_to_stderr()
     client = ClientLogHandler(server)
     package.addHandler(client)
     logging.getLogger("pygls").setLevel(logging.WARNING)

@@ -3,10 +3,9 @@
 pygls' own stdio reader asks a worker thread for every header line and for the body (`run_in_executor` three times
 per message): each message then costs six thread wake-ups before its handler starts, each a trip through the
 scheduler, which on a loaded machine is most of a fast request's round trip. Here one thread blocks on stdin, reads
-a message whole (headers, then the Content-Length bytes of its body) and hands it to the event loop: two wake-ups.
-What happens to a message then is pygls' own: parsed with the protocol's `structure_message`, handled by
-`handle_message`, in order. Framing as pygls reads it: header lines up to an empty one; a body only after a
-`Content-Length` header; other headers ignored.
+a message whole (headers, then the Content-Length bytes of its body: server/framing.py) and hands it to the event
+loop: two wake-ups. What happens to a message then is pygls' own: parsed with the protocol's `structure_message`,
+handled by `handle_message`, in order.
 """
 
 from __future__ import annotations
@@ -15,7 +14,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 import threading
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -23,9 +21,9 @@ from typing import Any, BinaryIO
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import JsonRPCProtocol
 
-log = logging.getLogger(__name__)
+from maguyva_lsp.server.framing import read_message
 
-CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")
+log = logging.getLogger(__name__)
 
 
 class MessageWriter:
@@ -46,37 +44,27 @@ class MessageWriter:
             self._stream.close()
 
 
-def read_message(stream: BinaryIO) -> tuple[bytes | None, bool]:
-    """The body of the next message (None when its headers named no length), and whether the stream goes on."""
-    length = 0
-    while True:
-        header = stream.readline()
-        if not header:
-            return None, False
-        if not length and (found := CONTENT_LENGTH.fullmatch(header)) is not None:
-            length = int(found.group(1))
-        if not header.strip():
-            break
-    if not length:
-        return None, True
-    body = stream.read(length)
-    return body or None, len(body) == length
-
-
 class StdinMessages:
-    """Whole messages from a binary stream, read by a daemon thread, delivered in order on the event loop."""
+    """Whole messages from a binary stream, read by a daemon thread, delivered in order on the event loop. `read`:
+    what was read off the stream before (the first message, read ahead of pygls' import: server/early_open.py), as
+    its body (None for none) and whether the stream went on."""
 
-    def __init__(self, stream: BinaryIO, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self, stream: BinaryIO, loop: asyncio.AbstractEventLoop, read: tuple[bytes | None, bool] = (None, True)
+    ) -> None:
         self._stream = stream
         self._loop = loop
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._read_before = read
         self._thread = threading.Thread(target=self._read, name="maguyva-stdin", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
 
     def _read(self) -> None:
-        more = True
+        body, more = self._read_before
+        if body is not None:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, body)
         try:
             while more:
                 body, more = read_message(self._stream)

@@ -9,7 +9,8 @@ import os
 import threading
 from typing import Any
 
-from maguyva_lsp.server.stdio import StdinMessages, read_message
+from maguyva_lsp.server.framing import read_message
+from maguyva_lsp.server.stdio import StdinMessages
 
 
 def framed(body: bytes, *extra: bytes) -> bytes:
