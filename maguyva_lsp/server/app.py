@@ -118,6 +118,13 @@ class MaguyvaServer(LanguageServer):
             types.MessageType.Error,
         )
 
+    def tell_earlier_failure(self) -> None:
+        """Once the client can be told: a background failure from before (the folder's early index ran before this
+        server existed, server/early_open.py) is shown as it would have been when it happened."""
+        earlier = failure_log().last
+        if earlier is not None:
+            self._tell_failure(earlier)
+
     def from_thread(self, fn: Callable[..., Any], *args: Any) -> None:
         """Call fn on the event loop (the only thread that may write to the client)."""
         if self.loop is not None and not self.loop.is_closed():

@@ -45,6 +45,7 @@ def register(server: MaguyvaServer) -> None:
         problems = ls.apply_settings(plain(params.initialization_options))
         for problem in problems:
             ls.show(f"bad setting: {problem}")
+        ls.tell_earlier_failure()
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: MaguyvaServer, _params: types.InitializedParams) -> None:

@@ -6,11 +6,14 @@ from __future__ import annotations
 import logging
 import sys
 
+from maguyva_lsp.failures import failure_log
+
 STDERR_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
 def log_package_to_stderr() -> logging.Logger:
-    """Route the `maguyva_lsp` loggers to stderr alone, at INFO, in the server's form; returns the package's logger."""
+    """Route the `maguyva_lsp` loggers to stderr, at INFO, in the server's form, and keep the failure log on them (it
+    records the background failures that status reports and the server tells); returns the package's logger."""
     package = logging.getLogger("maguyva_lsp")
     package.setLevel(logging.INFO)
     package.propagate = False
@@ -19,4 +22,5 @@ def log_package_to_stderr() -> logging.Logger:
     stderr = logging.StreamHandler(sys.stderr)
     stderr.setFormatter(logging.Formatter(STDERR_FORMAT))
     package.addHandler(stderr)
+    failure_log()  # attached again
     return package
