@@ -26,7 +26,7 @@ from maguyva_lsp.graph.inputs import GraphInput, GraphSourceError, ReferenceSour
 from maguyva_lsp.graph.model import EdgeSite, SymbolNode
 from maguyva_lsp.graph.modules import PACKAGE_SYSTEMS, ModuleKey, is_init_file, module_keys
 from maguyva_lsp.graph.parallel import USE_COLUMNS, Runner, ShareJob, SharePart, StoredFiles, join, shares
-from maguyva_lsp.graph.persist import export_base, export_delta, open_chain, stale_scores
+from maguyva_lsp.graph.persist import export_base, export_delta, open_chain
 from maguyva_lsp.graph.records import DepKey, FileRecord, build_record, changed_keys, make_record
 from maguyva_lsp.graph.resolve import MAX_CANDIDATES, resolve_file
 from maguyva_lsp.graph.segment import FileEntry, GraphSegment, SegmentBuilder
@@ -513,9 +513,6 @@ class CodeGraph:
                     base_meta = containers[max(i for i, c in enumerate(containers) if c.meta.get("kind") == "base")]
                     delta = state.segments[1] if len(state.segments) > 1 else None
                     self._exported = (state.segments[0], int(str(base_meta.meta["strings"])), delta, state.others)
-                    if stale_scores([c.meta for c in containers]):
-                        self._exported = None  # written again, with the scores of this version's rule
-
             self._view = (state, scores if scores is not None else compute_centrality(state))
 
     def file_versions(self) -> dict[str, str]:

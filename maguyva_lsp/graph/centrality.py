@@ -31,8 +31,6 @@ DAMPING = 0.85  # the probability of following an edge rather than jumping anywh
 # to 90 % and 139 of them not in the true top 1,000 (at this tolerance: 41 iterations, 0.15 % at most).
 TOLERANCE = 1e-5
 MAX_ITERATIONS = 200
-# Stored with the scores (graph/persist.py): scores a version with another rule wrote are computed again on opening.
-SCORES_RULE = f"pagerank damping={DAMPING} l1<{TOLERANCE}"
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from maguyva_lsp.graph.centrality import SCORES_RULE, CentralityScores, compute_centrality
+from maguyva_lsp.graph.centrality import CentralityScores, compute_centrality
 from maguyva_lsp.graph.segment import GraphSegment
 from maguyva_lsp.graph.snapshot import GraphSnapshot
 from maguyva_lsp.graph.strings import StringTable
@@ -60,7 +60,6 @@ def export_base(snapshot: GraphSnapshot, scores: CentralityScores | None) -> Exp
         "files": segment.file_count,
         "strings": len(strings["offsets"]) - 1,
         "scores": alone,
-        "scores_rule": SCORES_RULE,
     }
     return arrays, meta
 
@@ -86,7 +85,6 @@ def export_delta(snapshot: GraphSnapshot, scores: CentralityScores, base_strings
         "strings": base_strings + len(added),
         "files": delta.file_count,
         "scores": True,
-        "scores_rule": SCORES_RULE,
     }
     return arrays, meta
 
@@ -143,13 +141,6 @@ def open_chain(
     return snapshot, _scores(snapshot, delta_arrays, delta_meta)
 
 
-def stale_scores(metas: Sequence[Mapping[str, object]]) -> bool:
-    """Whether the chain's stored scores were computed under another PageRank rule (an older version's): they are
-    computed again on opening, and the chain is written again at the next commit."""
-    last = metas[-1] if metas else {}
-    return bool(last.get("scores")) and last.get("scores_rule") != SCORES_RULE
-
-
 def _others(arrays: Mapping[str, Array], strings: int) -> npt.NDArray[np.int32]:
     others = arrays.get(_OTHERS)
     if others is None or others.dtype != np.int32 or others.ndim != 2 or others.shape[0] != 2:
@@ -160,8 +151,7 @@ def _others(arrays: Mapping[str, Array], strings: int) -> npt.NDArray[np.int32]:
 
 
 def _scores(snapshot: GraphSnapshot, arrays: Mapping[str, Array], meta: Mapping[str, object]) -> CentralityScores:
-    """The stored centrality, or computed again: a base written beside a delta, then read alone, or scores computed
-    under another rule (`stale_scores`)."""
-    if meta.get("scores") and meta.get("scores_rule") == SCORES_RULE:
+    """The stored centrality, or (a base written beside a delta, then read alone) computed again."""
+    if meta.get("scores"):
         return CentralityScores.from_arrays(snapshot, _unprefixed(_SCORES, arrays))
     return compute_centrality(snapshot)

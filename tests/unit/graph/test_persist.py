@@ -312,30 +312,3 @@ def test_the_edge_count_comes_with_a_rebuilds_scores_and_is_counted_once_after_a
     store.commit()
     assert store.reopen().stats()["edges"] == counted(reopened)
     store.close()
-
-
-def test_scores_an_older_rule_wrote_are_computed_again_and_written_again(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A store written under another PageRank rule (an older version's stopping rule): the opened graph ranks by this
-    version's rule, and the next commit writes the chain again with it, so that later opens read it as stored."""
-    from maguyva_lsp.graph import persist
-
-    current = persist.SCORES_RULE
-    monkeypatch.setattr(persist, "SCORES_RULE", "pagerank of an older version")
-    graph = GraphRetriever()
-    store = Store(tmp_path / "index", graph)
-    _fresh(project, graph)
-    store.commit()
-    monkeypatch.setattr(persist, "SCORES_RULE", current)
-    (written,) = store.chain
-    assert open_container(tmp_path / "index" / "data" / written).meta["scores_rule"] == "pagerank of an older version"
-    opened = store.reopen()
-    assert _answers(opened) == _answers(_fresh(project))  # this version's scores, not the stored ones
-    store.commit()
-    (rewritten,) = store.chain
-    assert rewritten != written, "the chain is written again"
-    assert open_container(tmp_path / "index" / "data" / rewritten).meta["scores_rule"] == current
-    again = store.reopen()
-    assert not again.export().containers, "read as stored now: nothing to write"
-    store.close()

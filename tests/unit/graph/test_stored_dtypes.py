@@ -11,7 +11,7 @@ import pytest
 from graph_project import analyze_path, write_tree
 from test_persist import Store, _answers, _fresh
 
-from maguyva_lsp.graph.centrality import SCORES_RULE, narrowest_degrees
+from maguyva_lsp.graph.centrality import narrowest_degrees
 from maguyva_lsp.graph.persist import GRAPH_FORMAT, export_base, open_chain
 from maguyva_lsp.graph.segment import WEIGHT_CODE, WEIGHT_VALUES, GraphSegment, narrowed, weight_columns
 from maguyva_lsp.graph.strings import StringTable
@@ -103,16 +103,7 @@ def test_a_reader_refuses_columns_of_another_dtype(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         StringTable.from_arrays({**strings, "offsets": strings["offsets"].astype(np.int32)})
     count = len(strings["offsets"]) - 1
-    metas = [
-        {
-            "kind": "base",
-            "format": GRAPH_FORMAT,
-            "files": 3,
-            "strings": count,
-            "scores": True,
-            "scores_rule": SCORES_RULE,
-        }
-    ]
+    metas = [{"kind": "base", "format": GRAPH_FORMAT, "files": 3, "strings": count, "scores": True}]
     with pytest.raises(ValueError):
         open_chain([{**base, "scores.values": base["scores.values"].astype(np.float32)}], metas)
 
