@@ -310,7 +310,8 @@ class Analyzer:
 
     @contextlib.contextmanager
     def _using(self) -> Iterator[Executor]:
-        """The pool (started if needed), counted as in use until the block ends."""
+        """The pool (started if needed), counted as in use until the block ends. A failure in the block once the
+        analyzer is closed (its jobs cancelled, its pool shut down) is IndexClosedError, whatever call met it."""
         with self._lock:
             if self.closed:
                 raise IndexClosedError("the analyzer is closed")
@@ -320,6 +321,9 @@ class Analyzer:
             pool = self._pool
         try:
             yield pool
+        except Exception as exc:
+            self._raise_if_closed(exc)
+            raise
         finally:
             with self._lock:
                 self._users -= 1
@@ -350,5 +354,5 @@ class Analyzer:
 
     def _raise_if_closed(self, failure: BaseException) -> None:
         """A job failed because the pool was closed under it: stop the run, do not redo the job here."""
-        if self.closed:
+        if self.closed and not isinstance(failure, IndexClosedError):
             raise IndexClosedError("the analyzer was closed during the run") from failure

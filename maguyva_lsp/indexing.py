@@ -640,8 +640,6 @@ class IndexWriter:
         except IndexClosedError:
             raise
         except Exception:  # a worker died, or the store could not be written: merged here, kept in memory
-            if self._analyzer.closed:
-                raise IndexClosedError("the analyzer was closed during the run") from None
             log.warning("merging the completed segments failed: merging them in memory", exc_info=True)
             self.segments.release(target)
             try:

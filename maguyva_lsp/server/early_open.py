@@ -185,7 +185,7 @@ def _early_run(body: bytes | None) -> EarlyRun | None:
         return None
     try:
         root = _first_root(params)
-    except (ValueError, TypeError, OSError):  # a URI of no file of this machine: the server says so
+    except ValueError:  # a URI of no file of this machine: the server says so
         return None
     if root is None or not root.is_dir():
         return None
@@ -196,15 +196,15 @@ def _early_run(body: bytes | None) -> EarlyRun | None:
 
 
 def _first_root(params: dict[str, Any]) -> Path | None:
-    from maguyva_lsp.uris import path_from_uri
+    from maguyva_lsp.api.requests import path_of_uri  # as the `initialized` handler reads them
 
     folders = params.get("workspaceFolders")
     if isinstance(folders, list) and folders:
         uri = folders[0].get("uri") if isinstance(folders[0], dict) else None
-        return Path(path_from_uri(uri)) if isinstance(uri, str) else None
+        return Path(path_of_uri(uri)) if isinstance(uri, str) else None
     uri = params.get("rootUri")
     if isinstance(uri, str):
-        return Path(path_from_uri(uri)) if uri.lower().startswith("file:") else None
+        return Path(path_of_uri(uri))
     path = params.get("rootPath")
     return Path(path) if isinstance(path, str) and path else None
 
