@@ -329,7 +329,7 @@ class IndexWriter:
         if completed is None:
             return
         if completed or self._merge_after_run:
-            self._analyzer.release()
+            self._analyzer.advance()
         if self._merge_after_run:
             self._merge_after_run = False
             merge = self.merge_in_background()
@@ -437,6 +437,8 @@ class IndexWriter:
             return False
 
         def runner(function: Callable[[_J], _R], jobs: Sequence[_J]) -> list[_R]:
+            if self._follow_up is not None and (self._merge_after_run or self._embed_later):
+                analyzer.start_next()  # the follow-up's fresh pool starts while the shares run
             try:
                 return analyzer.map(function, jobs)
             finally:

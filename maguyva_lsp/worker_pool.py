@@ -72,6 +72,27 @@ def _warm_up() -> int:
     return os.getpid()
 
 
+def _warm_up_follow_up() -> int:
+    """Run in each worker of a cold build's follow-up pool: import what its merge and embedding jobs run."""
+    import maguyva_lsp.index.segment_build
+    import maguyva_lsp.retrieve.semantic_workers  # noqa: F401
+
+    return os.getpid()
+
+
+def warm_pool(workers: int, *, follow_up: bool = False) -> ProcessPoolExecutor:
+    """A new pool whose `workers` processes start now, each importing what its jobs will run (the analysis, or with
+    `follow_up` the merge and the embedding), instead of at their first job."""
+    pool = new_pool(workers)
+    try:
+        for _ in range(workers):  # a spawn pool starts one process per job submitted while none is idle
+            pool.submit(_warm_up_follow_up if follow_up else _warm_up)
+    except Exception:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    return pool
+
+
 def prestart(workers: int) -> None:
     """Spawn a pool of `workers` now, each importing the analysis (nothing when a pool would not be used: one core)."""
     if workers < 2:
@@ -80,9 +101,7 @@ def prestart(workers: int) -> None:
         if _PRESTARTED.pool is not None:
             return
         try:
-            pool = new_pool(workers)
-            for _ in range(workers):  # a spawn pool starts one process per job submitted while none is idle
-                pool.submit(_warm_up)
+            pool = warm_pool(workers)
         except Exception:  # no workers ahead of need: the indexer starts its own pool as before
             log.warning("could not start the index workers ahead of need", exc_info=True)
             return

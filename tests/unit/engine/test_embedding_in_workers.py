@@ -184,7 +184,8 @@ def test_the_merge_and_the_embedding_start_in_a_fresh_pool_as_the_graphs_shares_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Once the graph's shares are back, the pool is shut down (the share workers' heaps are large) and the run's merge
-    and the embedding are queued in a fresh one, before this process joins the shares and ranks the graph."""
+    and the embedding are queued in a fresh one (started while the shares ran: the next test), before this process
+    joins the shares and ranks the graph."""
     root = tmp_path / "ws"
     write_tree(root, corpus())
     monkeypatch.setattr(indexing, "WORKER_EMBED_FILES", 10)
@@ -192,7 +193,7 @@ def test_the_merge_and_the_embedding_start_in_a_fresh_pool_as_the_graphs_shares_
     original_map = Analyzer.map
     original_merge = indexing.IndexWriter.merge_in_background
     original_embed = indexing.IndexWriter._embed_in_workers
-    original_release = Analyzer.release
+    original_advance = Analyzer.advance
     original_join = graph_build.join
 
     def map_spy(self: Analyzer, function: Any, jobs: Any) -> Any:
@@ -210,8 +211,8 @@ def test_the_merge_and_the_embedding_start_in_a_fresh_pool_as_the_graphs_shares_
         events.append("embedding queued")
         return original_embed(self, paths)
 
-    def release_spy(self: Analyzer) -> bool:
-        released = original_release(self)
+    def advance_spy(self: Analyzer) -> bool:
+        released = original_advance(self)
         if released:
             events.append("pool released")
         return released
@@ -223,7 +224,7 @@ def test_the_merge_and_the_embedding_start_in_a_fresh_pool_as_the_graphs_shares_
     monkeypatch.setattr(Analyzer, "map", map_spy)
     monkeypatch.setattr(indexing.IndexWriter, "merge_in_background", merge_spy)
     monkeypatch.setattr(indexing.IndexWriter, "_embed_in_workers", embed_spy)
-    monkeypatch.setattr(Analyzer, "release", release_spy)
+    monkeypatch.setattr(Analyzer, "advance", advance_spy)
     monkeypatch.setattr(graph_build, "join", join_spy)
     engine = Engine(root, Settings(index_dir=str(tmp_path / "idx"), workers=2))
     try:
@@ -236,3 +237,49 @@ def test_the_merge_and_the_embedding_start_in_a_fresh_pool_as_the_graphs_shares_
         assert engine.status()["counters"]["analyzed"] == len(corpus())
     finally:
         engine.close()
+
+
+def test_the_merge_and_embedding_run_in_the_pool_started_during_the_graph_shares(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The follow-up's fresh pool is spawned while the graph's shares run (`Analyzer.start_next`), not after they
+    return: the run's merge and the workers' embedding run in it, and the shares' pool is not reused for them."""
+    monkeypatch.setattr(indexing, "WORKER_EMBED_FILES", 10)
+    served: list[tuple[str, object]] = []  # (job, the pool that ran it)
+    started: list[object] = []
+    original_map, original_merge, original_start = Analyzer.map, Analyzer.merge, Analyzer.start_next
+
+    def map_spy(self: Analyzer, function: Any, jobs: Any) -> Any:
+        result = original_map(self, function, jobs)
+        served.append((function.__name__, self._pool))
+        return result
+
+    def merge_spy(self: Analyzer, *args: Any, **kwargs: Any) -> Any:
+        built = original_merge(self, *args, **kwargs)
+        served.append(("merge", self._pool))
+        return built
+
+    def start_spy(self: Analyzer) -> None:
+        original_start(self)
+        started.append(self._next)
+
+    monkeypatch.setattr(Analyzer, "map", map_spy)
+    monkeypatch.setattr(Analyzer, "merge", merge_spy)
+    monkeypatch.setattr(Analyzer, "start_next", start_spy)
+    root = tmp_path / "ws"
+    write_tree(root, corpus())
+    engine = Engine(root, Settings(index_dir=str(tmp_path / "idx"), workers=2))
+    try:
+        engine.index()
+        engine.wait_for_merges()
+        engine.wait_for_embeddings()
+        answers = snapshot(engine)
+        assert not engine._analyzer.pool_running
+    finally:
+        engine.close()
+    pools = dict(served)
+    assert set(pools) == {"resolve_share", "merge", "embed_stored"}
+    assert len(started) == 1 and started[0] is not None
+    assert pools["merge"] is started[0] and pools["embed_stored"] is started[0]
+    assert pools["resolve_share"] is not started[0]
+    assert answers == _built(root, tmp_path / "lane", monkeypatch, 10**9)[0]

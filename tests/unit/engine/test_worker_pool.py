@@ -65,3 +65,53 @@ def test_prestarted_workers_nobody_takes_end(let_go: str) -> None:
 def test_one_core_starts_nothing() -> None:
     worker_pool.prestart(1)
     assert worker_pool._PRESTARTED.pool is None
+
+
+def test_the_next_pool_starts_ahead_and_takes_over_when_the_pool_advances() -> None:
+    """`start_next` spawns the pool that follows the current one while it works; `advance` lets the current workers
+    go and the next call runs in the started ones; `release` lets both go."""
+    analyzer = Analyzer(chunk_lines=40, workers=2)
+    try:
+        assert analyzer.map(abs, [-1, -2]) == [1, 2]
+        first = analyzer._pool
+        assert isinstance(first, ProcessPoolExecutor)
+        analyzer.start_next()
+        following = analyzer._next
+        assert isinstance(following, ProcessPoolExecutor) and following is not first
+        ahead = _workers(following)
+        assert len(ahead) == 2  # spawned now, before any job asked for them
+        analyzer.start_next()
+        assert analyzer._next is following  # started once
+        assert analyzer.map(abs, [-3]) == [3] and analyzer._pool is first  # the current pool still serves
+        old = _workers(first)
+        assert analyzer.advance()
+        _, alive = psutil.wait_procs(old, timeout=DEADLINE_SECONDS)
+        assert not alive
+        assert analyzer.pool_running  # the next pool waits for the next call
+        assert analyzer.map(abs, [-4, -5]) == [4, 5]
+        assert analyzer._pool is following and analyzer._next is None
+        assert {p.pid for p in _workers(following)} == {p.pid for p in ahead}
+        analyzer.start_next()
+        unused = _workers(analyzer._next)  # type: ignore[arg-type]
+        assert analyzer.release()
+        assert not analyzer.pool_running
+        _, alive = psutil.wait_procs([*ahead, *unused], timeout=DEADLINE_SECONDS)
+        assert not alive
+    finally:
+        analyzer.close()
+
+
+def test_a_closed_analyzer_lets_the_next_pool_go_and_starts_none() -> None:
+    analyzer = Analyzer(chunk_lines=40, workers=2)
+    analyzer.start_next()
+    started = analyzer._next
+    assert isinstance(started, ProcessPoolExecutor)
+    workers = _workers(started)
+    analyzer.close()
+    _, alive = psutil.wait_procs(workers, timeout=DEADLINE_SECONDS)
+    assert not alive and not analyzer.pool_running
+    analyzer.start_next()
+    assert analyzer._next is None
+    single = Analyzer(chunk_lines=40, workers=1)
+    single.start_next()
+    assert single._next is None  # one worker: no pool at all
