@@ -181,7 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The engine's notices (engine.messages) were logged as it opened. `index` leaves everything complete; the
         # other commands answer one request from what is ready (embeddings waited for only when few are missing);
         # `batch` keeps the index open and checks it as the server does.
-        _index_with_progress(engine, one_shot=args.command not in ("index", "batch"))
+        _index_with_progress(
+            engine, one_shot=args.command not in ("index", "batch"), questions_follow=args.command != "index"
+        )
         if args.command == "index":
             engine.wait_for_merges()  # `index` leaves the index in its final form: one merged segment
             _print_index_summary(engine)
@@ -276,7 +278,7 @@ def _settings(args: argparse.Namespace) -> tuple[Settings, list[str]]:
     return settings_from_mapping(raw)
 
 
-def _index_with_progress(engine: Any, *, one_shot: bool) -> None:
+def _index_with_progress(engine: Any, *, one_shot: bool, questions_follow: bool = True) -> None:
     stream: TextIO = sys.stderr
     show = stream.isatty()
     last = [0.0]
@@ -294,7 +296,7 @@ def _index_with_progress(engine: Any, *, one_shot: bool) -> None:
             stream.write(f"\r{p.phase:>9} ...")
         stream.flush()
 
-    engine.index(progress, one_shot=one_shot)
+    engine.index(progress, one_shot=one_shot, questions_follow=questions_follow)
     if show:
         stream.write("\r" + " " * 70 + "\r")
         stream.flush()

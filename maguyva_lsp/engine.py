@@ -169,7 +169,12 @@ class Engine:
     # -- indexing (indexing.py)
 
     def index(
-        self, progress: ProgressCallback | None = None, *, wait_for_embeddings: bool = True, one_shot: bool = False
+        self,
+        progress: ProgressCallback | None = None,
+        *,
+        wait_for_embeddings: bool = True,
+        one_shot: bool = False,
+        questions_follow: bool = True,
     ) -> IndexCounters:
         """Bring the index in line with the folder: reuse stored analyses of unchanged files, analyse the rest.
 
@@ -177,7 +182,9 @@ class Engine:
         text, structural and graph indexes are current (the server does, so file events are not held up).
         `one_shot`: this process answers a request and exits (the command line): no background checks of the stored
         vectors, and it waits for the embeddings only when this run gave the semantic lane at most
-        ONE_SHOT_EMBED_FILES files (else searches say they are partial; `close` keeps what was embedded)."""
+        ONE_SHOT_EMBED_FILES files (else searches say they are partial; `close` keeps what was embedded).
+        `questions_follow=False`: the process exits once the index is complete (`maguyva index`): the embedding model
+        is not loaded ahead of questions (a cold build's workers embed; the load only delayed the exit)."""
         first = not self._writer.indexed_once
         # A process that answers while it indexes (the server: it does not wait for the embeddings) builds a cold
         # index in two passes: text and definitions searchable first, the references after (indexing.py).
@@ -186,7 +193,7 @@ class Engine:
         except IndexClosedError:  # closed while it ran (the server is leaving): the store keeps what was committed
             log.info("indexing %s stopped: the folder was closed", self.root)
             return self.counters
-        if first and not one_shot:
+        if first and not one_shot and questions_follow:
             # A long-lived process loads the embedding model in the background: its first question does not wait.
             self._semantic_lane.submit_background(self.semantic.warm_up)
         if wait_for_embeddings or (one_shot and self._writer.lane_files <= ONE_SHOT_EMBED_FILES):

@@ -163,3 +163,28 @@ def test_one_request_does_not_wait_for_a_lagging_semantic_index_and_keeps_what_i
     assert total > 1 and again.semantic.embedded_texts == total - 1
     assert again.search("invoice totals with tax", preset="quick").to_json()["partial"] is False
     again.close()
+
+
+def test_an_index_run_no_question_follows_loads_no_model(tmp_path: Path) -> None:
+    """`maguyva index` (questions_follow=False) exits once the index is complete: the embedding model is not loaded
+    ahead of questions there, as a process that answers some (the server, `batch`) loads it."""
+    root = _write(tmp_path / "ws")
+    first = Engine(root, Settings(index_dir=str(tmp_path / "index")))
+    try:
+        first.index()
+    finally:
+        first.close()
+    for follow in (False, True):
+        engine = Engine(root, Settings(index_dir=str(tmp_path / "index")))
+        embedder = engine.semantic.embedder
+        assert isinstance(embedder, LocalEmbedder)
+        try:
+            engine.index(questions_follow=follow)
+            engine.wait_for_embeddings()
+            assert engine.semantic.embedded_texts == 0  # nothing changed: nothing to embed
+            deadline = time.monotonic() + 60  # the load runs on the lane, in the background
+            while follow and embedder._model is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            engine.close()  # the lane's queued tasks run before it ends
+        assert (embedder._model is not None) is follow
