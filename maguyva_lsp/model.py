@@ -192,7 +192,6 @@ class Chunk:
     start_line: int  # 0-based, inclusive
     end_line: int  # 0-based, inclusive
     text: str
-    content_hash: str
     symbol: str | None = None
     kind: str | None = None
     parent: str | None = None

@@ -60,7 +60,9 @@ from maguyva_lsp.store.container import (
 CORE_PART = "core"
 # 2: spans as uint16 when they fit, ref.module / ref.alias sparse.
 # 3: each file's text as a zstd frame (37 → 9 MB on the stdlib), line starts derived from it instead of stored.
-CORE_VERSION = 3
+# 4: no chunk hash (nothing read it: the embeddings are reused by their texts' hashes; 70k distinct pool strings on
+#    the stdlib, 2.5 MB of each index, and a blake2b per chunk in every build).
+CORE_VERSION = 4
 PATH_CLASSES: tuple[PathClass, ...] = tuple(PathClass)
 REFERENCE_KINDS: tuple[ReferenceKind, ...] = get_args(ReferenceKind)
 NONE_ID = -1
@@ -120,7 +122,7 @@ def _stored_columns(name: str, values: Array) -> dict[str, Array]:
 # A row's interned fields, in the order the pool meets them (its first-seen order is stored).
 _DEFINITION_FIELDS = attrgetter("name", "kind", "signature", "parent", "language")
 _REFERENCE_FIELDS = attrgetter("name", "enclosing", "receiver", "module", "alias")
-_CHUNK_FIELDS = attrgetter("symbol", "kind", "parent", "signature", "content_hash", "language")
+_CHUNK_FIELDS = attrgetter("symbol", "kind", "parent", "signature", "language")
 _SPAN, _NAME_SPAN = attrgetter("span"), attrgetter("name_span")
 _SPAN_FIELDS = attrgetter("start_line", "start_col", "end_line", "end_col")
 
@@ -173,7 +175,7 @@ def encode_core(analyses: Sequence[FileAnalysis]) -> tuple[dict[str, Array], lis
     r_ids: list[int] = []  # name, enclosing, receiver, module, alias
     r_kind: list[int] = []
     r_span: list[Array] = []  # each file's (references, 4) spans
-    c_ids: list[int] = []  # symbol, kind, parent, signature, hash, language
+    c_ids: list[int] = []  # symbol, kind, parent, signature, language
     c_start, c_end, c_text = [], [], []
     n_defs, n_refs, n_chunks = [], [], []
     kind_index = {kind: i for i, kind in enumerate(REFERENCE_KINDS)}
@@ -233,7 +235,7 @@ def encode_core(analyses: Sequence[FileAnalysis]) -> tuple[dict[str, Array], lis
 
     d_name, d_kind, d_sig, d_parent, d_lang = columns(d_ids, 5)
     r_name, r_enc, r_recv, r_mod, r_alias = columns(r_ids, 5)
-    c_sym, c_kind, c_parent, c_sig, c_hash, c_lang = columns(c_ids, 6)
+    c_sym, c_kind, c_parent, c_sig, c_lang = columns(c_ids, 5)
     arrays: dict[str, Array] = {
         **string_arrays("file.path", [a.path for a in ordered]),
         **string_arrays("file.abs_path", [a.file.abs_path for a in ordered]),
@@ -268,7 +270,6 @@ def encode_core(analyses: Sequence[FileAnalysis]) -> tuple[dict[str, Array], lis
         "chunk.kind": c_kind,
         "chunk.parent": c_parent,
         "chunk.signature": c_sig,
-        "chunk.hash": c_hash,
         "chunk.language": c_lang,
         "chunk.text": ids(c_text),
         **string_arrays("pool", pool.strings()),
@@ -281,15 +282,15 @@ POOL_COLUMNS: tuple[str, ...] = (
     "file.hash", "file.language", "file.error",
     "def.name", "def.kind", "def.signature", "def.parent", "def.language",
     "ref.name", "ref.enclosing", "ref.receiver", "ref.module", "ref.alias",
-    "chunk.symbol", "chunk.kind", "chunk.parent", "chunk.signature", "chunk.hash", "chunk.language", "chunk.text",
+    "chunk.symbol", "chunk.kind", "chunk.parent", "chunk.signature", "chunk.language", "chunk.text",
 )  # fmt: skip
 # Per-file tables: (offsets column, row columns).
 ROW_TABLES: dict[str, tuple[str, ...]] = {
     "file.defs": ("def.name", "def.kind", "def.signature", "def.parent", "def.language", "def.span", "def.name_span"),
     "file.refs": ("ref.name", "ref.kind", "ref.enclosing", "ref.receiver", "ref.module", "ref.alias", "ref.span"),
     "file.chunks": (
-        "chunk.start", "chunk.end", "chunk.symbol", "chunk.kind", "chunk.parent", "chunk.signature", "chunk.hash",
-        "chunk.language", "chunk.text",
+        "chunk.start", "chunk.end", "chunk.symbol", "chunk.kind", "chunk.parent", "chunk.signature", "chunk.language",
+        "chunk.text",
     ),
     "file.text": (),  # sizes only: the merged offsets follow from them
     "file.textz": ("textz",),  # each file's frame, copied as is
@@ -508,7 +509,6 @@ class CoreColumns:
             start,
             end,
             (s(own) or "") if own >= 0 else self.lines_text(local, start, end, cached=True),
-            s(int(a["chunk.hash"][row])) or "",
             s(int(a["chunk.symbol"][row])),
             s(int(a["chunk.kind"][row])),
             s(int(a["chunk.parent"][row])),
@@ -557,20 +557,18 @@ class CoreColumns:
                 start,
                 end,
                 (s(own) or "") if own >= 0 else "\n".join(lines[start : end + 1]),
-                s(digest) or "",
                 s(sym),
                 s(kind),
                 s(parent),
                 s(sig),
             )
-            for start, end, sym, kind, parent, sig, digest, lang, own in zip(
+            for start, end, sym, kind, parent, sig, lang, own in zip(
                 a["chunk.start"][c0:c1].tolist(),
                 a["chunk.end"][c0:c1].tolist(),
                 a["chunk.symbol"][c0:c1].tolist(),
                 a["chunk.kind"][c0:c1].tolist(),
                 a["chunk.parent"][c0:c1].tolist(),
                 a["chunk.signature"][c0:c1].tolist(),
-                a["chunk.hash"][c0:c1].tolist(),
                 a["chunk.language"][c0:c1].tolist(),
                 a["chunk.text"][c0:c1].tolist(),
                 strict=True,

@@ -10,7 +10,6 @@ variant, which never goes negative for terms in more than half of the chunks.)
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -268,9 +267,8 @@ def fallback_chunks(analysis: FileAnalysis) -> tuple[Chunk, ...]:
     for start in range(0, len(lines), DEFAULT_WINDOW_LINES):
         text = "\n".join(lines[start : start + DEFAULT_WINDOW_LINES])
         if text.strip():
-            digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
             end = min(start + DEFAULT_WINDOW_LINES, len(lines)) - 1
-            out.append(Chunk(analysis.path, analysis.file.language, start, end, text, digest))
+            out.append(Chunk(analysis.path, analysis.file.language, start, end, text))
     return tuple(out)
 
 

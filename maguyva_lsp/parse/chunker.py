@@ -6,7 +6,6 @@ attributes, one-line members), not its methods, which are chunks of their own; a
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Sequence
 
@@ -23,7 +22,6 @@ DEFAULT_WINDOW_LINES = 40
 MAX_DEFINITION_LINES = 120
 # When a window must be cut, prefer a blank line in the window's last part (this fraction onwards) to a hard cut.
 WINDOW_SOFT_CUT_FRACTION = 0.5
-CONTENT_HASH_BYTES = 16  # blake2b-128
 
 # Definitions that become chunks of their own; the rest (constants, type aliases, macros) stay in the line windows.
 CHUNK_KINDS: frozenset[str] = frozenset(
@@ -61,11 +59,6 @@ _LEADING_PREFIXES: dict[str, tuple[str, ...]] = {
 _CLOSER_LINE = re.compile(r"^\s*(?:[)\]}>;,]+|end|fi|done|esac|#\s*endif\b)\s*;?\s*(?:(?://|#|--).*)?$")
 
 _NO_OWNER = -1
-
-
-def content_hash(text: str) -> str:
-    """Stable hash of a chunk's text alone, so moved or renamed files reuse their embeddings."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=CONTENT_HASH_BYTES).hexdigest()
 
 
 def chunk_file(
@@ -193,14 +186,13 @@ def _chunk(
     start, end = span
     text = "\n".join(lines[start : end + 1])
     if definition is None:
-        return Chunk(path, language, start, end, text, content_hash(text))
+        return Chunk(path, language, start, end, text)
     return Chunk(
         path,
         language,
         start,
         end,
         text,
-        content_hash(text),
         definition.name,
         definition.kind,
         definition.parent,
@@ -219,7 +211,6 @@ def _extend(chunk: Chunk, lines: list[str], blank: list[bool], end: int) -> Chun
         chunk.start_line,
         end,
         text,
-        content_hash(text),
         symbol=chunk.symbol,
         kind=chunk.kind,
         parent=chunk.parent,

@@ -28,7 +28,6 @@ PY_CHUNK = Chunk(
         "        return DEFAULT_CONFIG\n"
         "    return data\n"
     ),
-    content_hash="x",
     symbol="parseConfig",
     kind="method",
     parent="TokenStore",
@@ -79,7 +78,7 @@ def test_query_text_splits_identifiers_and_drops_stopwords() -> None:
 def test_code_style_keeps_raw_text_under_a_header_and_caps_it() -> None:
     text = document_text(PY_CHUNK, "code")
     assert text.startswith("app/auth/tokenStore.py: TokenStore.parseConfig\ndef parseConfig(self, raw_path):")
-    huge = Chunk("a.js", "javascript", 0, 0, "x" * (MAX_CODE_STYLE_CHARS * 2), "h")
+    huge = Chunk("a.js", "javascript", 0, 0, "x" * (MAX_CODE_STYLE_CHARS * 2))
     assert len(document_text(huge, "code")) == MAX_CODE_STYLE_CHARS
     assert query_text("how does auth work", "code") == "how does auth work"
 

@@ -63,7 +63,7 @@ def test_single_chunks_equal_the_analysis_chunks() -> None:
         while start < len(lines):
             end = min(len(lines) - 1, start + rng.randint(0, 6))
             body = "\n".join(lines[start : end + 1]) if rng.random() < 0.8 else "its own text"
-            chunks.append(Chunk(f"p{f}.py", "python", start, end, body, f"h{start}", f"s{start}", "function"))
+            chunks.append(Chunk(f"p{f}.py", "python", start, end, body, f"s{start}", "function"))
             start = end + 1
         analyses.append(_analysis(f"p{f}.py", text, tuple(chunks)))
     core = CoreColumns(encode_analyses(analyses))
@@ -85,7 +85,7 @@ def test_a_chunk_stores_its_own_text_exactly_when_it_is_not_its_lines() -> None:
         for k, (start, end) in enumerate(spans):
             joined = "\n".join(lines[start : end + 1])
             body = [joined, joined + "x", joined[:-1], "", text][k % 5]
-            chunks.append(Chunk(f"c{f}.py", "python", start, end, body, f"h{k}", f"s{k % 3}", "function"))
+            chunks.append(Chunk(f"c{f}.py", "python", start, end, body, f"s{k % 3}", "function"))
         analyses.append(_analysis(f"c{f}.py", text, tuple(chunks)))
     core = CoreColumns(encode_analyses(analyses))
     own = core.arrays["chunk.text"]

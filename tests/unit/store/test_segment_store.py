@@ -25,8 +25,8 @@ def analysis(path: str, text: str = "def f():\n    return g()\n", mtime: int = 1
     method = Definition("m", "method", path, Span(1, 4, 1, 9), Span(1, 4, 1, 5), "m", "C", None)
     reference = Reference("g", "call", path, Span(1, 11, 1, 12), "f", None, None, None)
     imported = Reference("os", "import", path, Span(0, 0, 0, 2), None, "x", "os.path", "p")
-    whole = Chunk(path, "python", 0, 1, "def f():\n    return g()", "h1", "f", "function", None, "def f():")
-    odd = Chunk(path, "python", 0, 0, "not the file's text", "h2")
+    whole = Chunk(path, "python", 0, 1, "def f():\n    return g()", "f", "function", None, "def f():")
+    odd = Chunk(path, "python", 0, 0, "not the file's text")
     return FileAnalysis(file, text, f"hash-{path}-{mtime}", (definition, method), (reference, imported), (whole, odd))
 
 

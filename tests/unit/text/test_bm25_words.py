@@ -42,12 +42,12 @@ def _random_core(seed: int) -> CoreColumns:
         text = _random_text(rng)
         lines = text.split("\n")
         chunks = []
-        for c in range(rng.randint(0, 6)):
+        for _ in range(rng.randint(0, 6)):
             start = rng.randint(0, len(lines) + 1)  # past the last line too
             end = start + rng.randint(-1, 4)
             body = "\n".join(lines[start : end + 1]) if rng.random() < 0.8 else _random_text(rng)
             symbol = rng.choice([None, "parse_config", "Widget.run", "x", "HTTPServer.a1b"])
-            chunks.append(Chunk(f"p{f}.py", "python", start, end, body, f"h{c}", symbol, "function"))
+            chunks.append(Chunk(f"p{f}.py", "python", start, end, body, symbol, "function"))
         analyses.append(_analysis(f"p{f}.py", text, tuple(chunks)))
     return CoreColumns(encode_analyses(analyses))
 
@@ -100,5 +100,5 @@ def test_a_core_without_chunks_or_words() -> None:
     empty = CoreColumns(encode_analyses([_analysis("a.py", "", ())]))
     built = bm25.core_term_postings(empty)
     assert built.terms == [] and built.keys.size == 0 and built.lengths.size == 0
-    letters = CoreColumns(encode_analyses([_analysis("b.py", "a = b\n", (Chunk("b.py", None, 0, 0, "a = b", "h"),))]))
+    letters = CoreColumns(encode_analyses([_analysis("b.py", "a = b\n", (Chunk("b.py", None, 0, 0, "a = b"),))]))
     _assert_same(bm25.core_term_postings(letters), bm25.chunk_term_postings(["a = b"], [None]))
