@@ -3,6 +3,8 @@ nobody, lets them go, and their processes end."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from concurrent.futures import ProcessPoolExecutor
 
 import psutil
@@ -115,3 +117,42 @@ def test_a_closed_analyzer_lets_the_next_pool_go_and_starts_none() -> None:
     single = Analyzer(chunk_lines=40, workers=1)
     single.start_next()
     assert single._next is None  # one worker: no pool at all
+
+
+_MAIN_MODULE_CHILD = """
+import importlib.abc, runpy, sys
+from maguyva_lsp import worker_pool
+
+seen = []
+
+
+class Watch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "maguyva_lsp.cli":  # whether the workers were started before the command line's imports
+            seen.append(worker_pool._PRESTARTED.pool is not None)
+        return None
+
+
+sys.meta_path.insert(0, Watch())
+sys.argv = ["maguyva_lsp", *sys.argv[1:]]
+try:
+    runpy.run_module("maguyva_lsp", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+worker_pool.discard()
+print("SEEN", seen)
+"""
+
+
+@pytest.mark.parametrize(("flags", "started"), [(["--no-such-flag"], True), (["--version"], False)])
+def test_python_m_starts_the_workers_before_the_command_line_imports(flags: list[str], started: bool) -> None:
+    """`python -m maguyva_lsp` (how editors start the server) spawns the cold build's workers before it imports the
+    command line (numpy among its imports); asked only for its version or help, it starts none."""
+    done = subprocess.run(
+        [sys.executable, "-c", _MAIN_MODULE_CHILD, *flags],
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_SECONDS,
+        check=False,
+    )
+    assert f"SEEN [{started}]" in done.stdout, done.stdout + done.stderr
