@@ -171,7 +171,11 @@ def _rooting(pattern: str, root: str) -> tuple[str, str] | None:
     return f"{head} @{root}{rest}", pattern[inner_open:end]
 
 
-def _build(lang: Language, simple: list[str], structured: list[tuple[str, _Role]]) -> SinglePlan | None:
+def _build(
+    lang: Language, simple: list[str], structured: list[tuple[str, _Role]], extra: str = ""
+) -> SinglePlan | None:
+    """The plan; `extra`: patterns of another reader appended last (their indices follow every one of ours, so the
+    order of our captures stays as without them)."""
     parts = list(simple)
     pairs: list[_Pair] = []
     rooted: list[_Rooted] = []
@@ -195,6 +199,8 @@ def _build(lang: Language, simple: list[str], structured: list[tuple[str, _Role]
         parts.append(outer)
         rooted.append(_Rooted(root, Query(lang, inner), role))
         whole.append((pattern, role))
+    if extra:
+        parts.append(extra)
     return SinglePlan(
         query=Query(lang, "\n".join(parts)),
         pairs=tuple(pairs),
@@ -207,34 +213,55 @@ def _build(lang: Language, simple: list[str], structured: list[tuple[str, _Role]
 _local = threading.local()
 
 
-def single_plan(language: str) -> SinglePlan | None:
-    """The one-pass plan for a grammar, one per thread; None when it has none (the two passes are used)."""
-    plans: dict[str, SinglePlan | None] = getattr(_local, "plans", None) or {}
+def single_plan(language: str, extra: str = "") -> SinglePlan | None:
+    """The one-pass plan for a grammar (with `extra` patterns of another reader appended: `shared_captures`), one
+    per thread; None when it has none (the two passes are used)."""
+    plans: dict[tuple[str, str], SinglePlan | None] = getattr(_local, "plans", None) or {}
     _local.plans = plans
-    if language not in plans:
+    key = (language, extra)
+    if key not in plans:
         try:
             split = split_patterns(language)
-            plans[language] = None if split is None else _build(*split)
+            plans[key] = None if split is None else _build(*split, extra=extra)
         except Exception as exc:  # a pattern the rewriting does not fit: the two passes, said once
             _warn_once(language, f"one-pass plan: {exc}")
-            plans[language] = None
-    return plans[language]
+            plans[key] = None
+    return plans[key]
 
 
-def collect(language: str, root: Node, source: bytes, *, single: bool = True) -> Collected | None:
-    """`ref_query.collect`'s result in one pass where the grammar allows (`single`), else (or when the order the
-    uses were read in could matter) in its two passes."""
-    plan = single_plan(language) if single else None
+# One captures pass of a file's tree for the references' plan and another reader's patterns: the plan, and every
+# capture (the other reader takes its own out before `collect` reads the rest).
+Shared = tuple[SinglePlan, dict[str, list[Node]]]
+
+
+def shared_captures(language: str, root: Node, extra: str) -> Shared | None:
+    """The references' one-pass captures and `extra`'s (the tag query's roots: a walk of the tree costs about as
+    much as the references' own pass, whatever the patterns find) in one walk; None without a one-pass plan."""
+    plan = single_plan(language, extra)
+    if plan is None:
+        return None
+    return plan, QueryCursor(plan.query).captures(root)
+
+
+def collect(
+    language: str, root: Node, source: bytes, *, single: bool = True, shared: Shared | None = None
+) -> Collected | None:
+    """`ref_query.collect`'s result in one pass where the grammar allows (`single`; `shared`: that pass, made
+    already), else (or when the order the uses were read in could matter) in its two passes."""
+    plan = shared[0] if shared is not None else single_plan(language) if single else None
     if plan is None:
         return collect_two_pass(language, root, source)
-    out = _collect(plan, root, source)
+    out = _collect(plan, root, source, shared[1] if shared is not None else None)
     return out if out is not None else collect_two_pass(language, root, source)
 
 
-def _collect(plan: SinglePlan, root: Node, source: bytes) -> Collected | None:
+def _collect(
+    plan: SinglePlan, root: Node, source: bytes, captured: dict[str, list[Node]] | None = None
+) -> Collected | None:
     text = TextReader(source)
     out = Collected({}, set(), [], [], [], [], text, one_pass=True)
-    captured = QueryCursor(plan.query).captures(root)
+    if captured is None:
+        captured = QueryCursor(plan.query).captures(root)
     take_captures(captured, text, out)
     for pair in plan.pairs:
         if not _take_pairs(pair, captured.get(pair.name), captured.get(pair.receiver), text, out):

@@ -38,7 +38,7 @@ from maguyva_lsp.parse.ref_query import (
     reference_languages,
     split_receiver,
 )
-from maguyva_lsp.parse.ref_single import collect
+from maguyva_lsp.parse.ref_single import Shared, collect
 
 __all__ = ["extract_references", "has_reference_query", "reference_languages"]
 
@@ -60,15 +60,17 @@ def extract_references(
     definitions: Sequence[Definition],
     *,
     lines: LineIndex | None = None,
+    shared: Shared | None = None,
 ) -> ReferenceTable:
     """Every call, import, base class and other use of a name in one file, in source order, each with the
-    qualified name of its innermost enclosing definition. Empty for grammars without a references query.
+    qualified name of its innermost enclosing definition. Empty for grammars without a references query. `shared`:
+    the one-pass captures, made already (`ref_single.shared_captures`).
 
     Most candidates are bare uses (`(identifier) @reference`: ~1.5M on the stdlib), so they stay byte ranges until
     the filters have run: the skipped subtrees, the innermost scope of each and the positions are found with arrays
     over all of them, and a name is read only for a use that reaches the local-binding test."""
     index = lines if lines is not None else LineIndex(source)
-    found = _extract(tree, source, language, path, definitions, index=index, single=True)
+    found = _extract(tree, source, language, path, definitions, index=index, single=True, shared=shared)
     if found is None:  # uses that start at one byte, kept in the order the two passes offer them
         found = _extract(tree, source, language, path, definitions, index=index, single=False)
     return found if found is not None else ReferenceTable.empty(path)  # (the two passes always give a table)
@@ -83,10 +85,11 @@ def _extract(
     *,
     index: LineIndex,
     single: bool,
+    shared: Shared | None = None,
 ) -> ReferenceTable | None:
     """`extract_references` off one collection; None when it was read in one pass and two kept uses start at one
     byte (their order is the order they were offered in, which one pass does not keep: `ref_single`)."""
-    collected = collect(language, tree.root_node, source, single=single)
+    collected = collect(language, tree.root_node, source, single=single, shared=shared if single else None)
     if collected is None or not collected.candidates:
         return ReferenceTable.empty(path)
     keys = list(collected.candidates)  # (start, end) byte ranges, in the order the nodes were first offered

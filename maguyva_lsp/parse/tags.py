@@ -191,13 +191,22 @@ class _Raw:
 
 
 def extract_definitions(
-    tree: Tree, source: bytes, language: str, path: str, *, lines: LineIndex | None = None
+    tree: Tree,
+    source: bytes,
+    language: str,
+    path: str,
+    *,
+    lines: LineIndex | None = None,
+    roots: Mapping[str, list[Node]] | None = None,
 ) -> list[Definition]:
-    """Every definition the grammar's tag query finds, sorted by position, each with its enclosing scope."""
+    """Every definition the grammar's tag query finds, sorted by position, each with its enclosing scope. `roots`:
+    the nodes another captures pass captured for the query's patterns (`tag_roots`: the references' one pass), whose
+    matches are then read at those nodes alone instead of by a walk of the whole tree."""
     tag_query = _tag_query(language)
     if tag_query is None:
         return []
-    raws = _collect(tag_query, tree.root_node)
+    plan = tag_roots(language) if roots is not None else None
+    raws = _collect(tag_query, tree.root_node) if plan is None or roots is None else _collect_at(plan, roots, tag_query)
     if not raws:
         return []
     if tag_query.bound_values:
@@ -213,24 +222,106 @@ def _collect(tag_query: _TagQuery, root: Node) -> list[_Raw]:
     best: dict[tuple[int, int, int], _Raw] = {}
     wrappers = tag_query.wrappers
     for pattern, captures in QueryCursor(tag_query.query).matches(root):
-        kind = None
-        node = name = None
-        for capture, nodes in captures.items():
-            if capture.startswith("definition."):
-                kind, node = capture[len("definition.") :], nodes[0]
-            elif capture == "name":
-                name = nodes[0]
-        if node is None or name is None or kind not in KINDS:
+        _take_match(best, pattern, captures, wrappers)
+    return sorted(best.values(), key=_order)
+
+
+def _take_match(
+    best: dict[tuple[int, int, int], _Raw], pattern: int, captures: dict[str, list[Node]], wrappers: dict[str, bool]
+) -> None:
+    """Keep one match, unless an earlier pattern matched the same definition node and name (the matches may come in
+    any order: the earliest pattern wins either way)."""
+    kind = None
+    node = name = None
+    for capture, nodes in captures.items():
+        if capture.startswith("definition."):
+            kind, node = capture[len("definition.") :], nodes[0]
+        elif capture == "name":
+            name = nodes[0]
+    if node is None or name is None or kind not in KINDS:
+        return
+    node_start, node_end, name_start = node.start_byte, node.end_byte, name.start_byte
+    key = (node_start, node_end, name_start)
+    previous = best.get(key)
+    if previous is not None and previous.pattern <= pattern:
+        return
+    outer, signature_start = _unwrap(node, wrappers) if wrappers else (node, node_start)
+    outer_start, outer_end = (node_start, node_end) if outer is node else (outer.start_byte, outer.end_byte)
+    order = (outer_start, -outer_end, name_start)
+    best[key] = _Raw(pattern, kind, node, outer, signature_start, name, captures.get("scope", []), order)
+
+
+# Capture names of the root patterns `tag_roots` adds to another query: one per node type a tag pattern starts at.
+TAG_ROOT_PREFIX = "tagroot."
+# A pattern that is one node, `(type ...)`, possibly captured after its closing bracket.
+_TOP_NODE_RE = re.compile(r"\A\(\s*([a-z_][a-z_0-9]*)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class TagRoots:
+    """A grammar's tag query as patterns another captures pass can carry (`patterns`: each node type a tag pattern
+    starts at, captured as `tagroot.TYPE`), and each pattern alone (with its index in the query), to be matched at
+    those nodes only. A query walk costs about as much per node of the tree whatever it finds: matching the patterns
+    at the captured nodes costs a tenth of the walk (on the stdlib's Python: 0.12 against 1.24 s)."""
+
+    patterns: str
+    by_root: tuple[tuple[str, tuple[tuple[int, Query], ...]], ...]  # root capture name → (pattern index, pattern)
+
+
+_roots_lock = threading.Lock()
+_roots: dict[str, TagRoots | None] = {}
+
+
+def tag_roots(language: str) -> TagRoots | None:
+    """The grammar's TagRoots (made once); None when it has no tag query or a pattern is not one node (an
+    alternation or a grouping at the top: the whole query is then walked as usual)."""
+    if language in _roots:
+        return _roots[language]
+    with _roots_lock:
+        if language not in _roots:
+            _roots[language] = _make_roots(language)
+        return _roots[language]
+
+
+def _make_roots(language: str) -> TagRoots | None:
+    tag_query = _tag_query(language)
+    lang = grammar(language)
+    if tag_query is None or lang is None:
+        return None
+    query = tag_query.query
+    encoded = query_source(language).encode("utf-8")
+    grouped: dict[str, list[tuple[int, Query]]] = {}
+    try:
+        for index in range(query.pattern_count):
+            text = encoded[query.start_byte_for_pattern(index) : query.end_byte_for_pattern(index)].decode("utf-8")
+            pattern = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(";")).strip()
+            top = _TOP_NODE_RE.match(pattern)
+            if top is None:
+                return None
+            grouped.setdefault(top.group(1), []).append((index, Query(lang, pattern)))
+        patterns = "\n".join(f"({node_type}) @{TAG_ROOT_PREFIX}{node_type}" for node_type in grouped)
+        Query(lang, patterns)  # every root type is a node of the grammar
+    except (QueryError, ValueError) as exc:
+        log.warning("tag patterns of %s cannot be read at their roots (%s): the tree is walked for them", language, exc)
+        return None
+    by_root = tuple((f"{TAG_ROOT_PREFIX}{t}", tuple(found)) for t, found in grouped.items())
+    return TagRoots(patterns, by_root)
+
+
+def _collect_at(plan: TagRoots, roots: Mapping[str, list[Node]], tag_query: _TagQuery) -> list[_Raw]:
+    """`_collect` from the captured roots: each pattern's matches at each node of its root type."""
+    best: dict[tuple[int, int, int], _Raw] = {}
+    wrappers = tag_query.wrappers
+    for capture, patterns in plan.by_root:
+        nodes = roots.get(capture)
+        if not nodes:
             continue
-        node_start, node_end, name_start = node.start_byte, node.end_byte, name.start_byte
-        key = (node_start, node_end, name_start)
-        previous = best.get(key)
-        if previous is not None and previous.pattern <= pattern:
-            continue
-        outer, signature_start = _unwrap(node, wrappers) if wrappers else (node, node_start)
-        outer_start, outer_end = (node_start, node_end) if outer is node else (outer.start_byte, outer.end_byte)
-        order = (outer_start, -outer_end, name_start)
-        best[key] = _Raw(pattern, kind, node, outer, signature_start, name, captures.get("scope", []), order)
+        for index, pattern in patterns:
+            cursor = QueryCursor(pattern)
+            cursor.set_max_start_depth(0)
+            for node in nodes:
+                for _, captures in cursor.matches(node):
+                    _take_match(best, index, captures, wrappers)
     return sorted(best.values(), key=_order)
 
 
