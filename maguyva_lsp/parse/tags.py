@@ -33,9 +33,10 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from tree_sitter import Node, Query, QueryCursor, QueryError, Tree
 
@@ -149,12 +150,22 @@ def query_source(language: str) -> str:
 
 def _tag_query(language: str) -> _TagQuery | None:
     """The compiled query for a grammar (compiled once; None, logged once, when it has no usable query)."""
-    if language in _compiled:  # a dict read is atomic; compiled queries are never mutated
-        return _compiled[language]
-    with _compile_lock:
-        if language not in _compiled:
-            _compiled[language] = _compile(language)
-        return _compiled[language]
+    return _made_once(_compiled, _compile_lock, language, _compile)
+
+
+_T = TypeVar("_T")
+
+
+def _made_once(
+    made: dict[str, _T | None], lock: threading.Lock, language: str, make: Callable[[str], _T | None]
+) -> _T | None:
+    """`make(language)`, once per grammar for all threads (a dict read is atomic; what is made is never mutated)."""
+    if language in made:
+        return made[language]
+    with lock:
+        if language not in made:
+            made[language] = make(language)
+        return made[language]
 
 
 def _compile(language: str) -> _TagQuery | None:
@@ -275,12 +286,7 @@ _roots: dict[str, TagRoots | None] = {}
 def tag_roots(language: str) -> TagRoots | None:
     """The grammar's TagRoots (made once); None when it has no tag query or a pattern is not one node (an
     alternation or a grouping at the top: the whole query is then walked as usual)."""
-    if language in _roots:
-        return _roots[language]
-    with _roots_lock:
-        if language not in _roots:
-            _roots[language] = _make_roots(language)
-        return _roots[language]
+    return _made_once(_roots, _roots_lock, language, _make_roots)
 
 
 def _make_roots(language: str) -> TagRoots | None:
