@@ -130,6 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The cold build's workers start while the LSP or MCP libraries import (worker_pool.py says why); the
         # settings are not known yet, so as many as the default wants: a folder that wants another count starts its
         # own.
+        worker_pool.in_background()  # a server's workers index in the background (worker_pool.py)
         worker_pool.prestart(worker_pool.worker_count(0))
     if args.command == "serve":
         early = stdin = None

@@ -3,6 +3,7 @@ nobody, lets them go, and their processes end."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -140,7 +141,7 @@ try:
 except SystemExit:
     pass
 worker_pool.discard()
-print("SEEN", seen)
+print("SEEN", seen, "NICENESS", worker_pool._PRIORITY.niceness)
 """
 
 
@@ -156,3 +157,26 @@ def test_python_m_starts_the_workers_before_the_command_line_imports(flags: list
         check=False,
     )
     assert f"SEEN [{started}]" in done.stdout, done.stdout + done.stderr
+    niceness = worker_pool.BACKGROUND_NICENESS if started else 0  # a server's workers index in the background
+    assert f"NICENESS {niceness}" in done.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="no process niceness on this platform (Windows)")
+def test_a_servers_workers_run_at_background_niceness_and_the_command_lines_at_the_callers() -> None:
+    own = os.nice(0)
+    pool = worker_pool.new_pool(1)
+    try:
+        assert pool.submit(os.nice, 0).result(timeout=DEADLINE_SECONDS) == own  # `maguyva index`: the job itself
+    finally:
+        pool.shutdown()
+    worker_pool.in_background()
+    try:
+        pool = worker_pool.new_pool(1)
+        try:
+            expected = min(own + worker_pool.BACKGROUND_NICENESS, 19)
+            assert pool.submit(os.nice, 0).result(timeout=DEADLINE_SECONDS) == expected
+        finally:
+            pool.shutdown()
+    finally:
+        worker_pool._PRIORITY.niceness = 0
+    assert os.nice(0) == own  # this process keeps its own
