@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from functools import cache, lru_cache
 from typing import Any
 
-from tree_sitter import Language, Parser
+from tree_sitter import Language, Parser, Query
 from tree_sitter_language_pack import get_language
 
 log = logging.getLogger(__name__)
@@ -348,6 +349,22 @@ def parser_for(language: str) -> Parser | None:
         lang = grammar(language)
         parsers[language] = Parser(lang) if lang is not None else None
     return parsers[language]
+
+
+# A query comment: from `;` to the end of its line (no query of ours holds a `;` inside a string).
+_QUERY_COMMENT_RE = re.compile(r";[^\n]*")
+
+
+def pattern_texts(query: Query, source: str) -> list[str]:
+    """Each pattern of a query compiled from `source`, as its own text without comments, in pattern order (the
+    readers that rewrite or split a grammar's query: `ref_query.split_patterns`, `tags.tag_roots`)."""
+    encoded = source.encode("utf-8")
+    return [
+        _QUERY_COMMENT_RE.sub(
+            "", encoded[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)].decode()
+        ).strip()
+        for i in range(query.pattern_count)
+    ]
 
 
 def node_text(node: Any, source: bytes) -> str:

@@ -25,7 +25,7 @@ from typing import TypeAlias
 from tree_sitter import Language, Node, Query, QueryCursor
 
 from maguyva_lsp.model import ReferenceKind
-from maguyva_lsp.parse.languages import grammar
+from maguyva_lsp.parse.languages import grammar, pattern_texts
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,6 @@ QUERY_SUFFIX = "-refs.scm"
 # hold patterns shared by several grammars and belong to no grammar themselves.
 _INHERITS_RE = re.compile(r"\A;\s*inherits:\s*(.+)$", re.MULTILINE)
 _CAPTURE_RE = re.compile(r"@([A-Za-z][\w.]*)")
-_COMMENT_RE = re.compile(r";[^\n]*")
 # Receivers longer than this are call chains or literals that no resolver can use, so they are cut.
 MAX_RECEIVER_CHARS = 120
 _WHITESPACE_RE = re.compile(r"\s+")
@@ -198,13 +197,9 @@ def split_patterns(language: str) -> tuple[Language, list[str], list[tuple[str, 
     lang = grammar(language)
     if source is None or lang is None:
         return None
-    whole = Query(lang, source)
-    encoded = source.encode("utf-8")
     structured: list[tuple[str, _Role]] = []
     simple: list[str] = []
-    for i in range(whole.pattern_count):
-        text = encoded[whole.start_byte_for_pattern(i) : whole.end_byte_for_pattern(i)].decode("utf-8")
-        pattern = _COMMENT_RE.sub("", text).strip()
+    for pattern in pattern_texts(Query(lang, source), source):
         names = {n for n in _CAPTURE_RE.findall(pattern) if not n.startswith("_")}
         if len(names) == 1:
             simple.append(pattern)

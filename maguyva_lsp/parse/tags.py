@@ -41,7 +41,7 @@ from typing import TypeVar
 from tree_sitter import Node, Query, QueryCursor, QueryError, Tree
 
 from maguyva_lsp.model import Definition, Span
-from maguyva_lsp.parse.languages import grammar
+from maguyva_lsp.parse.languages import grammar, pattern_texts
 from maguyva_lsp.parse.positions import LineIndex
 
 log = logging.getLogger(__name__)
@@ -294,13 +294,9 @@ def _make_roots(language: str) -> TagRoots | None:
     lang = grammar(language)
     if tag_query is None or lang is None:
         return None
-    query = tag_query.query
-    encoded = query_source(language).encode("utf-8")
     grouped: dict[str, list[tuple[int, Query]]] = {}
     try:
-        for index in range(query.pattern_count):
-            text = encoded[query.start_byte_for_pattern(index) : query.end_byte_for_pattern(index)].decode("utf-8")
-            pattern = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(";")).strip()
+        for index, pattern in enumerate(pattern_texts(tag_query.query, query_source(language))):
             top = _TOP_NODE_RE.match(pattern)
             if top is None:
                 return None
